@@ -1,0 +1,128 @@
+#include "comm/liveness.h"
+
+#include <time.h>
+
+#include <cstring>
+
+#include "comm/mailbox.h"
+#include "comm/mpi_check.h"
+#include "comm/protocol.h"
+#include "comm/world.h"
+#include "platform/clock.h"
+#include "platform/config.h"
+#include "platform/log.h"
+#include "platform/parse.h"
+
+namespace ferry::comm {
+
+LivenessResponder::LivenessResponder(MPI_Comm comm) : comm_(comm), thread_([this] { loop(); }) {}
+
+LivenessResponder::~LivenessResponder() { stop(); }
+
+void LivenessResponder::stop() {
+  if (stop_.exchange(true)) return;
+  if (thread_.joinable()) thread_.join();
+}
+
+void LivenessResponder::loop() {
+  std::vector<uint8_t> buf(256);
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, MPI_ANY_SOURCE, kPingTag, comm_, &req);
+  std::vector<std::vector<uint8_t>> replies;
+  std::vector<MPI_Request> replyReqs;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    int done = 0;
+    MPI_Status status;
+    if (MPI_Test(&req, &done, &status) != MPI_SUCCESS) break;
+    if (done) {
+      int count = 0;
+      MPI_Get_count(&status, MPI_BYTE, &count);
+      auto msg = decode(buf.data(), static_cast<size_t>(count));
+      if (msg && std::holds_alternative<PingMsg>(msg->body)) {
+        int tag = std::get<PingMsg>(msg->body).replyTag;
+        replies.push_back(encode(MsgType::Reply, kNoDevice, msg->header.seq, ReplyMsg{}));
+        replyReqs.emplace_back(MPI_REQUEST_NULL);
+        MPI_Isend(replies.back().data(), static_cast<int>(replies.back().size()), MPI_BYTE, status.MPI_SOURCE, tag,
+                  comm_, &replyReqs.back());
+      } else {
+        log::warn(log::Comm, "liveness: ignoring a malformed probe from rank %d", status.MPI_SOURCE);
+      }
+      MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, MPI_ANY_SOURCE, kPingTag, comm_, &req);
+      continue;
+    }
+    // Reap finished replies; probes are rare, so a linear pass is fine.
+    for (size_t i = 0; i < replyReqs.size();) {
+      int sent = 0;
+      MPI_Test(&replyReqs[i], &sent, MPI_STATUS_IGNORE);
+      if (sent) {
+        replyReqs.erase(replyReqs.begin() + static_cast<long>(i));
+        replies.erase(replies.begin() + static_cast<long>(i));
+      } else {
+        ++i;
+      }
+    }
+    timespec ts{0, 1000000};  // 1 ms: probes come at most once per heartbeat
+    nanosleep(&ts, nullptr);
+  }
+  MPI_Cancel(&req);
+  MPI_Request_free(&req);
+  for (auto& r : replyReqs) {
+    MPI_Cancel(&r);
+    MPI_Request_free(&r);
+  }
+}
+
+PeerWatch::PeerWatch(MPI_Comm comm, int peer, TagPool& tags)
+    : comm_(comm), peer_(peer), tags_(tags), lastHeardNs_(nowNs()), startNs_(lastHeardNs_) {}
+
+PeerWatch::~PeerWatch() {
+  for (MPI_Request* r : {&pingSend_, &pongRecv_}) {
+    if (*r == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(r);
+    MPI_Request_free(r);
+  }
+}
+
+void PeerWatch::heardFrom() { lastHeardNs_ = nowNs(); }
+
+Status PeerWatch::poll(const std::string& what) {
+  uint64_t now = nowNs();
+  if (pongRecv_ != MPI_REQUEST_NULL) {
+    int done = 0;
+    if (Status st = mpiStatus(MPI_Test(&pongRecv_, &done, MPI_STATUS_IGNORE), "MPI_Test(liveness reply)", peer_); !st)
+      return st;
+    if (done) lastHeardNs_ = now;
+  }
+  if (pingSend_ != MPI_REQUEST_NULL) {
+    int done = 0;
+    MPI_Test(&pingSend_, &done, MPI_STATUS_IGNORE);
+  }
+  const double timeout = config().seconds(Knob::Timeout);
+  const double heartbeat = config().seconds(Knob::Heartbeat);
+  double quiet = static_cast<double>(now - lastHeardNs_) * 1e-9;
+  if (quiet >= heartbeat && pongRecv_ == MPI_REQUEST_NULL && pingSend_ == MPI_REQUEST_NULL) {
+    int tag = tags_.next();
+    pingMsg_ = encode(MsgType::Ping, kNoDevice, 0, PingMsg{tag});
+    if (Status st = mpiStatus(MPI_Irecv(pongBuf_, sizeof pongBuf_, MPI_BYTE, peer_, tag, comm_, &pongRecv_),
+                              "MPI_Irecv(liveness reply)", peer_);
+        !st)
+      return st;
+    if (Status st = mpiStatus(MPI_Isend(pingMsg_.data(), static_cast<int>(pingMsg_.size()), MPI_BYTE, peer_, kPingTag,
+                                        comm_, &pingSend_),
+                              "MPI_Isend(liveness probe)", peer_);
+        !st)
+      return st;
+  }
+  if (quiet >= timeout) {
+    const World* w = World::instance();
+    std::string host = w ? w->peer(peer_).host : std::string("?");
+    return Status(Errc::Timeout,
+                  "rank " + std::to_string(peer_) + " on host " + host + " has not answered for " +
+                      parse::formatSeconds(quiet) + " while rank " + std::to_string(w ? w->rank() : 0) +
+                      " waited for " + what + "; it has died or cannot be reached (raise FERRY_TIMEOUT, now " +
+                      parse::formatSeconds(timeout) + ", if the network is merely slow)");
+  }
+  return {};
+}
+
+}  // namespace ferry::comm

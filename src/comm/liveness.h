@@ -1,0 +1,57 @@
+// Fault detection. Every rank runs a small responder thread that answers liveness probes on
+// its own tag, independently of what the rank's main loop is doing (a kernel can run for
+// hours). A waiting rank probes its peer every FERRY_HEARTBEAT; a peer that answers no probe
+// for FERRY_TIMEOUT is declared dead or unreachable, and the wait fails with that error.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ferry::comm {
+
+inline constexpr int kPingTag = 2;
+
+class LivenessResponder {
+ public:
+  explicit LivenessResponder(MPI_Comm comm);
+  ~LivenessResponder();
+  void stop();
+
+ private:
+  void loop();
+  MPI_Comm comm_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+class TagPool;
+
+// The waiting side: call poll() from a wait loop. It sends a probe when the peer has been
+// quiet for a heartbeat, and fails once the peer has been silent for the timeout.
+class PeerWatch {
+ public:
+  PeerWatch(MPI_Comm comm, int peer, TagPool& tags);
+  ~PeerWatch();
+  // `what` describes the wait, for the error message.
+  Status poll(const std::string& what);
+  // Anything heard from the peer counts as a sign of life.
+  void heardFrom();
+
+ private:
+  MPI_Comm comm_;
+  int peer_;
+  TagPool& tags_;
+  uint64_t lastHeardNs_;
+  uint64_t startNs_;
+  MPI_Request pingSend_ = MPI_REQUEST_NULL, pongRecv_ = MPI_REQUEST_NULL;
+  uint8_t pingBuf_[128] = {}, pongBuf_[128] = {};
+  std::vector<uint8_t> pingMsg_;
+};
+
+}  // namespace ferry::comm

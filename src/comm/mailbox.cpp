@@ -1,0 +1,85 @@
+#include "comm/mailbox.h"
+
+#include "comm/mpi_check.h"
+#include "comm/protocol.h"
+
+namespace ferry::comm {
+
+Status Outbox::send(int peer, int tag, std::vector<uint8_t> bytes) {
+  std::lock_guard lock(mutex_);
+  Entry e{MPI_REQUEST_NULL, peer, std::move(bytes)};
+  int rc = MPI_Isend(e.bytes.data(), static_cast<int>(e.bytes.size()), MPI_BYTE, peer, tag, comm_, &e.req);
+  if (Status st = mpiStatus(rc, "MPI_Isend(control)", peer); !st) return st;
+  int done = 0;
+  if (Status st = mpiStatus(MPI_Test(&e.req, &done, MPI_STATUS_IGNORE), "MPI_Test(control send)", peer); !st)
+    return st;
+  if (!done) entries_.push_back(std::move(e));
+  return {};
+}
+
+Status Outbox::reap() {
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < entries_.size();) {
+    int done = 0;
+    if (Status st = mpiStatus(MPI_Test(&entries_[i].req, &done, MPI_STATUS_IGNORE), "MPI_Test(control send)",
+                              entries_[i].peer);
+        !st)
+      return st;
+    if (done) {
+      entries_[i] = std::move(entries_.back());
+      entries_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return {};
+}
+
+size_t Outbox::pending() {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+Inbox::Inbox(MPI_Comm comm, int slots, size_t slotBytes, int tag)
+    : comm_(comm), tag_(tag), slotBytes_(slotBytes), buffers_(slots), reqs_(slots, MPI_REQUEST_NULL) {
+  for (int i = 0; i < slots; ++i) {
+    buffers_[i].resize(slotBytes_);
+    (void)post(i);  // a failure here resurfaces at the first poll()
+  }
+}
+
+Inbox::~Inbox() { close(); }
+
+Status Inbox::post(int slot) {
+  return mpiStatus(MPI_Irecv(buffers_[slot].data(), static_cast<int>(slotBytes_), MPI_BYTE, MPI_ANY_SOURCE, tag_,
+                             comm_, &reqs_[slot]),
+                   "MPI_Irecv(control)");
+}
+
+Result<std::optional<Incoming>> Inbox::poll() {
+  int index = MPI_UNDEFINED, done = 0;
+  MPI_Status status;
+  int rc = MPI_Testany(static_cast<int>(reqs_.size()), reqs_.data(), &index, &done, &status);
+  if (Status st = mpiStatus(rc, "MPI_Testany(control)"); !st) return st;
+  if (!done || index == MPI_UNDEFINED) return std::optional<Incoming>();
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  return std::optional<Incoming>(Incoming{status.MPI_SOURCE, buffers_[index].data(), static_cast<size_t>(count), index});
+}
+
+Status Inbox::release(const Incoming& msg) { return post(msg.slot); }
+
+void Inbox::close() {
+  for (auto& r : reqs_) {
+    if (r == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&r);
+    MPI_Request_free(&r);
+  }
+}
+
+int TagPool::next() {
+  uint32_t span = static_cast<uint32_t>(ub_ - kFirstDynamicTag + 1);
+  return kFirstDynamicTag + static_cast<int>(counter_.fetch_add(1, std::memory_order_relaxed) % span);
+}
+
+}  // namespace ferry::comm

@@ -1,0 +1,78 @@
+// Control-message plumbing over MPI: an Outbox that keeps each sent buffer alive until
+// MPI is done with it, an Inbox of pre-posted receives for kControlTag, and the tag pool
+// from which rank 0 draws reply and data tags.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ferry::comm {
+
+class Outbox {
+ public:
+  explicit Outbox(MPI_Comm comm) : comm_(comm) {}
+  // Starts an MPI_Isend of `bytes` to `peer`; the buffer lives until the send completes.
+  Status send(int peer, int tag, std::vector<uint8_t> bytes);
+  // Frees the buffers of completed sends. Cheap; call it from progress loops.
+  Status reap();
+  size_t pending();
+
+ private:
+  struct Entry {
+    MPI_Request req;
+    int peer;
+    std::vector<uint8_t> bytes;
+  };
+  MPI_Comm comm_;
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+struct Incoming {
+  int source = -1;
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  int slot = -1;
+};
+
+class Inbox {
+ public:
+  Inbox(MPI_Comm comm, int slots, size_t slotBytes, int tag);
+  ~Inbox();
+  // Returns one arrived message, or nothing. The message stays valid until release().
+  Result<std::optional<Incoming>> poll();
+  // Re-posts the receive of a consumed slot.
+  Status release(const Incoming& msg);
+  // Cancels the pre-posted receives (at shutdown).
+  void close();
+
+ private:
+  Status post(int slot);
+  MPI_Comm comm_;
+  int tag_;
+  size_t slotBytes_;
+  std::vector<std::vector<uint8_t>> buffers_;
+  std::vector<MPI_Request> reqs_;
+};
+
+// Tags for replies and data streams, cycling through [kFirstDynamicTag, MPI_TAG_UB].
+// Only rank 0 issues operations, so one pool there makes tags unique per peer pair for as
+// long as a cycle lasts (hundreds of thousands of operations at least).
+class TagPool {
+ public:
+  void setUpperBound(int ub) { ub_ = ub; }
+  int next();
+
+ private:
+  std::atomic<uint32_t> counter_{0};
+  int ub_ = 32767;
+};
+
+}  // namespace ferry::comm

@@ -1,0 +1,54 @@
+// One direction of a large transfer over MPI, cut into chunks with a window of chunks in
+// flight, so that the network, the copy into place and (on staging devices) the device copy
+// overlap. Both ends use the same chunk size (the sender's, carried in the DataDesc) and the
+// same tag; MPI's non-overtaking rule matches the chunks in order.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ferry::comm {
+
+class MpiPipe {
+ public:
+  enum class Dir : uint8_t { Send, Recv };
+
+  // A Recv pipe with buf == nullptr drains the bytes into a scratch chunk: a rank whose
+  // device has failed still takes what a peer sends it, so that the peer does not hang.
+  MpiPipe(Dir dir, MPI_Comm comm, int peer, int tag, void* buf, size_t len, size_t chunk, int depth);
+  MpiPipe(MpiPipe&&) = default;
+  MpiPipe& operator=(MpiPipe&&) = default;
+  ~MpiPipe();
+
+  // Tests the chunks in flight and posts more. Returns true once every byte has moved.
+  Result<bool> progress();
+  // Cancels what is still posted (used when the other side reported an error).
+  void cancel();
+  size_t bytesDone() const { return doneBytes_; }
+  int peer() const { return peer_; }
+
+ private:
+  Status postMore();
+
+  Dir dir_;
+  MPI_Comm comm_;
+  int peer_, tag_;
+  uint8_t* buf_;
+  size_t len_, chunk_;
+  int depth_;
+  size_t postedBytes_ = 0, doneBytes_ = 0;
+  struct Inflight {
+    MPI_Request req;
+    size_t bytes;
+  };
+  std::deque<Inflight> inflight_;
+  std::vector<uint8_t> scratch_;  // discard mode only
+};
+
+}  // namespace ferry::comm

@@ -1,0 +1,282 @@
+#include "comm/protocol.h"
+
+#include <cstring>
+
+#include "comm/wire.h"
+
+namespace ferry::comm {
+namespace {
+
+constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Fin);
+
+void putData(WireWriter& w, const DataDesc& d) {
+  w.put<uint8_t>(static_cast<uint8_t>(d.mode)).put(d.size).put(d.peer).put(d.tag).put(d.chunk).put(d.remoteAddr);
+}
+
+bool getData(WireReader& r, DataDesc& d) {
+  uint8_t mode = 0;
+  if (!r.get(mode) || !r.get(d.size) || !r.get(d.peer) || !r.get(d.tag) || !r.get(d.chunk) || !r.get(d.remoteAddr))
+    return false;
+  if (mode > static_cast<uint8_t>(DataMode::Cma)) return false;
+  d.mode = static_cast<DataMode>(mode);
+  return true;
+}
+
+// Inline payloads: the descriptor says how many bytes follow; they must all be there.
+bool getInline(WireReader& r, const DataDesc& d, const uint8_t*& out) {
+  if (d.mode != DataMode::Inline) return true;
+  if (d.size > kMaxControlMessage) return false;
+  return r.view(out, static_cast<size_t>(d.size));
+}
+
+struct BodyEncoder {
+  WireWriter& w;
+  const void* inlineBytes;
+  size_t inlineLen;
+
+  void operator()(const InitDeviceMsg& m) { w.put(m.requiresFlags).put(m.replyTag); }
+  void operator()(const LoadImageMsg& m) {
+    w.put(m.imageId).put(m.replyTag).put(m.numEntries);
+    putData(w, m.data);
+    if (m.data.mode == DataMode::Inline) w.bytes(inlineBytes, inlineLen);
+  }
+  void operator()(const AllocMsg& m) { w.put(m.addr).put(m.size).put(m.kind).put(m.replyTag); }
+  void operator()(const FreeMsg& m) { w.put(m.addr).put(m.size).put(m.kind); }
+  void operator()(const SubmitMsg& m) {
+    w.put(m.dst);
+    putData(w, m.data);
+    if (m.data.mode == DataMode::Inline) w.bytes(inlineBytes, inlineLen);
+  }
+  void operator()(const RetrieveMsg& m) {
+    w.put(m.src).put(m.replyTag);
+    putData(w, m.data);
+  }
+  void operator()(const ExchangeMsg& m) {
+    w.put(m.addr);
+    putData(w, m.data);
+  }
+  void operator()(const LaunchMsg& m) {
+    w.put(m.kernel).put(m.numTeams).put(m.threadLimit).put(m.tripCount);
+    w.put<uint32_t>(static_cast<uint32_t>(m.args.size()));
+    w.bytes(m.args.data(), m.args.size() * sizeof(uint64_t));
+    w.bytes(m.offsets.data(), m.offsets.size() * sizeof(int64_t));
+  }
+  void operator()(const SyncMsg& m) { w.put(m.replyTag); }
+  void operator()(const PingMsg& m) { w.put(m.replyTag); }
+  void operator()(const ShutdownMsg&) {}
+  void operator()(const ReplyMsg& m) {
+    w.put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message);
+    w.put<uint32_t>(static_cast<uint32_t>(m.values.size()));
+    w.bytes(m.values.data(), m.values.size() * sizeof(uint64_t));
+    w.put<uint64_t>(inlineLen).bytes(inlineBytes, inlineLen);
+  }
+  void operator()(const RtrMsg& m) { w.put(m.xfer).put(m.dstAddr).put(m.size); }
+  void operator()(const FinMsg& m) { w.put(m.xfer).put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message); }
+};
+
+bool decodeErrc(WireReader& r, Errc& out) {
+  uint8_t c = 0;
+  if (!r.get(c) || c > static_cast<uint8_t>(Errc::Internal)) return false;
+  out = static_cast<Errc>(c);
+  return true;
+}
+
+// Returns false when the body is malformed.
+bool decodeBody(MsgType type, WireReader& r, Body& out) {
+  switch (type) {
+    case MsgType::InitDevice: {
+      InitDeviceMsg m;
+      if (!r.get(m.requiresFlags) || !r.get(m.replyTag)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::LoadImage: {
+      LoadImageMsg m;
+      if (!r.get(m.imageId) || !r.get(m.replyTag) || !r.get(m.numEntries) || !getData(r, m.data) ||
+          !getInline(r, m.data, m.inlineBytes))
+        return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Alloc: {
+      AllocMsg m;
+      if (!r.get(m.addr) || !r.get(m.size) || !r.get(m.kind) || !r.get(m.replyTag)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Free: {
+      FreeMsg m;
+      if (!r.get(m.addr) || !r.get(m.size) || !r.get(m.kind)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Submit: {
+      SubmitMsg m;
+      if (!r.get(m.dst) || !getData(r, m.data) || !getInline(r, m.data, m.inlineBytes)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Retrieve: {
+      RetrieveMsg m;
+      if (!r.get(m.src) || !r.get(m.replyTag) || !getData(r, m.data)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::ExchangeSend:
+    case MsgType::ExchangeRecv: {
+      ExchangeMsg m;
+      if (!r.get(m.addr) || !getData(r, m.data) || m.data.mode == DataMode::Inline) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Launch: {
+      LaunchMsg m;
+      uint32_t n = 0;
+      if (!r.get(m.kernel) || !r.get(m.numTeams) || !r.get(m.threadLimit) || !r.get(m.tripCount) || !r.get(n) ||
+          n > kMaxKernelArgs)
+        return false;
+      const uint8_t *args = nullptr, *offs = nullptr;
+      if (!r.view(args, n * sizeof(uint64_t)) || !r.view(offs, n * sizeof(int64_t))) return false;
+      m.args.resize(n);
+      m.offsets.resize(n);
+      if (n) {
+        std::memcpy(m.args.data(), args, n * sizeof(uint64_t));
+        std::memcpy(m.offsets.data(), offs, n * sizeof(int64_t));
+      }
+      out = std::move(m);
+      return true;
+    }
+    case MsgType::Sync: {
+      SyncMsg m;
+      if (!r.get(m.replyTag)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Ping: {
+      PingMsg m;
+      if (!r.get(m.replyTag)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Shutdown:
+      out = ShutdownMsg{};
+      return true;
+    case MsgType::Reply: {
+      ReplyMsg m;
+      uint32_t n = 0;
+      const uint8_t* vals = nullptr;
+      if (!decodeErrc(r, m.code) || !r.str(m.message, 16384) || !r.get(n) || n > kMaxControlMessage / 8 ||
+          !r.view(vals, n * sizeof(uint64_t)) || !r.get(m.inlineSize) || m.inlineSize > r.remaining() ||
+          !r.view(m.inlineBytes, static_cast<size_t>(m.inlineSize)))
+        return false;
+      m.values.resize(n);
+      if (n) std::memcpy(m.values.data(), vals, n * sizeof(uint64_t));
+      out = std::move(m);
+      return true;
+    }
+    case MsgType::Rtr: {
+      RtrMsg m;
+      if (!r.get(m.xfer) || !r.get(m.dstAddr) || !r.get(m.size)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Fin: {
+      FinMsg m;
+      if (!r.get(m.xfer) || !decodeErrc(r, m.code) || !r.str(m.message, 16384)) return false;
+      out = std::move(m);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* msgTypeName(MsgType t) {
+  switch (t) {
+    case MsgType::InitDevice: return "init_device";
+    case MsgType::LoadImage: return "load_image";
+    case MsgType::Alloc: return "alloc";
+    case MsgType::Free: return "free";
+    case MsgType::Submit: return "submit";
+    case MsgType::Retrieve: return "retrieve";
+    case MsgType::ExchangeSend: return "exchange_send";
+    case MsgType::ExchangeRecv: return "exchange_recv";
+    case MsgType::Launch: return "launch";
+    case MsgType::Sync: return "sync";
+    case MsgType::Ping: return "ping";
+    case MsgType::Shutdown: return "shutdown";
+    case MsgType::Reply: return "reply";
+    case MsgType::Rtr: return "rtr";
+    case MsgType::Fin: return "fin";
+  }
+  return "unknown";
+}
+
+std::vector<uint8_t> encode(MsgType type, uint32_t device, uint64_t seq, const Body& body, const void* inlineBytes,
+                            size_t inlineLen) {
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderSize + 64 + inlineLen);
+  out.resize(kHeaderSize);
+  WireWriter w(out);
+  std::visit(BodyEncoder{w, inlineBytes, inlineLen}, body);
+  Header h;
+  h.type = type;
+  h.device = device;
+  h.seq = seq;
+  h.bodyLen = static_cast<uint32_t>(out.size() - kHeaderSize);
+  std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
+Result<Message> decode(const uint8_t* buf, size_t len) {
+  auto bad = [&](const std::string& why) { return Status(Errc::Protocol, "malformed control message: " + why); };
+  if (len < kHeaderSize) return bad("truncated header (" + std::to_string(len) + " of 32 bytes)");
+  Message msg;
+  std::memcpy(&msg.header, buf, kHeaderSize);
+  const Header& h = msg.header;
+  if (h.magic != kMagic) return bad("bad magic; the sender is not a Ferry peer");
+  if (h.version != kProtocolVersion)
+    return Status(Errc::VersionMismatch, "peer speaks Ferry protocol version " + std::to_string(h.version) +
+                                             ", this rank speaks version " + std::to_string(kProtocolVersion) +
+                                             "; run the same Ferry build on every rank");
+  auto t = static_cast<uint16_t>(h.type);
+  if (t == 0 || t > kMaxMsgType) return bad("unknown message type " + std::to_string(t));
+  if (h.bodyLen != len - kHeaderSize)
+    return bad(std::string(msgTypeName(h.type)) + " body length " + std::to_string(h.bodyLen) + " but " +
+               std::to_string(len - kHeaderSize) + " bytes arrived");
+  WireReader r(buf + kHeaderSize, h.bodyLen);
+  if (!decodeBody(h.type, r, msg.body) || !r.ok())
+    return bad(std::string(msgTypeName(h.type)) + " body is truncated or inconsistent");
+  if (r.remaining() != 0)
+    return bad(std::string(msgTypeName(h.type)) + " body has " + std::to_string(r.remaining()) + " trailing bytes");
+  return msg;
+}
+
+std::vector<uint8_t> frameAnnouncement(const std::vector<uint8_t>& payload, size_t slotSize) {
+  std::vector<uint8_t> out;
+  WireWriter w(out);
+  w.put(kMagic).put(kProtocolVersion).put<uint32_t>(static_cast<uint32_t>(payload.size()));
+  w.bytes(payload.data(), payload.size());
+  out.resize(slotSize, 0);
+  return out;
+}
+
+Result<std::vector<uint8_t>> unframeAnnouncement(const uint8_t* slot, size_t slotSize, int fromRank) {
+  WireReader r(slot, slotSize);
+  uint32_t magic = 0, len = 0;
+  uint16_t version = 0;
+  std::string who = "rank " + std::to_string(fromRank);
+  if (!r.get(magic) || magic != kMagic)
+    return Status(Errc::Protocol, who + " did not announce itself as a Ferry peer (is it running the same program "
+                                        "with the Ferry plugin?)");
+  if (!r.get(version) || version != kProtocolVersion)
+    return Status(Errc::VersionMismatch, who + " runs Ferry protocol version " + std::to_string(version) +
+                                             " but this rank runs version " + std::to_string(kProtocolVersion) +
+                                             "; install the same Ferry build on every node");
+  const uint8_t* p = nullptr;
+  if (!r.get(len) || !r.view(p, len)) return Status(Errc::Protocol, who + " sent a truncated announcement");
+  return std::vector<uint8_t>(p, p + len);
+}
+
+}  // namespace ferry::comm

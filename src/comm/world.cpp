@@ -1,0 +1,147 @@
+#include "comm/world.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "comm/cma.h"
+#include "comm/mpi_check.h"
+#include "platform/config.h"
+#include "platform/log.h"
+
+namespace ferry::comm {
+namespace {
+
+World* gWorld = nullptr;  // never destroyed: used during process teardown
+// A word every rank exposes so that same-node peers can test process_vm_readv on it.
+volatile uint64_t gCmaProbeWord = 0;
+constexpr uint64_t kProbeSalt = 0x5a17c0ffee000000ull;
+constexpr size_t kHostLen = 64;
+
+struct RankRecord {
+  int32_t pid;
+  int32_t pad;
+  uint64_t probeAddr;
+  char host[kHostLen];
+};
+
+}  // namespace
+
+const char* pathName(Path p) {
+  switch (p) {
+    case Path::Self: return "self";
+    case Path::Cma: return "shm-cma";
+    case Path::Mpi: return "mpi";
+  }
+  return "?";
+}
+
+World* World::instance() { return gWorld; }
+
+Result<World*> World::create() {
+  if (gWorld) return gWorld;
+  auto* w = new World();
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &w->threadLevel_);
+    if (rc != MPI_SUCCESS) return Status(Errc::Unavailable, "MPI_Init_thread failed (error " + std::to_string(rc) + ")");
+    w->ownsMpi_ = true;
+  } else {
+    MPI_Query_thread(&w->threadLevel_);
+  }
+  if (Status st = mpiStatus(MPI_Comm_dup(MPI_COMM_WORLD, &w->comm_), "MPI_Comm_dup(MPI_COMM_WORLD)"); !st) return st;
+  // Errors come back as codes so that Ferry can say what failed, instead of MPI aborting.
+  MPI_Comm_set_errhandler(w->comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(w->comm_, &w->rank_);
+  MPI_Comm_size(w->comm_, &w->size_);
+  log::setRank(w->rank_);
+
+  int* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  if (flag && ub) w->tagUb_ = *ub;
+
+  auto split = splitNodes(w->comm_, static_cast<int>(config().integer(Knob::VirtualNodes)));
+  if (!split) return split.takeStatus();
+  w->nodes_ = std::move(split.value());
+  if (Status st = w->gatherPeers(); !st) return st;
+  if (Status st = w->decideCma(); !st) return st;
+  log::info(log::Comm, "world: %d ranks on %d node(s)%s; node %d; MPI thread level %d; same-node path %s%s%s",
+            w->size_, w->nodes_.numNodes,
+            config().integer(Knob::VirtualNodes) > 1 ? " (virtual)" : "", w->nodes_.node, w->threadLevel_,
+            w->cma_ ? "shm-cma" : "mpi", w->cma_ ? "" : ": ", w->cmaReason_.c_str());
+  gWorld = w;
+  return w;
+}
+
+Status World::gatherPeers() {
+  gCmaProbeWord = kProbeSalt ^ static_cast<uint64_t>(rank_);
+  RankRecord mine{};
+  mine.pid = static_cast<int32_t>(getpid());
+  mine.probeAddr = reinterpret_cast<uint64_t>(&gCmaProbeWord);
+  gethostname(mine.host, kHostLen - 1);
+  std::vector<RankRecord> all(static_cast<size_t>(size_));
+  if (Status st = mpiStatus(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_),
+                            "MPI_Allgather(rank records)");
+      !st)
+    return st;
+  peers_.resize(size_);
+  probeAddrs_.resize(size_);
+  for (int r = 0; r < size_; ++r) {
+    all[r].host[kHostLen - 1] = 0;
+    peers_[r] = PeerInfo{r, nodes_.nodeOfRank[r], nodes_.physNodeOfRank[r], all[r].pid, all[r].host};
+    probeAddrs_[r] = all[r].probeAddr;
+  }
+  return {};
+}
+
+Status World::decideCma() {
+  const std::string& mode = config().text(Knob::Shm);
+  // Probe the next rank on my physical node, if any (virtual nodes do not matter here).
+  std::string reason;
+  int probed = -1;
+  for (int step = 1; step < size_; ++step) {
+    int r = (rank_ + step) % size_;
+    if (peers_[r].physNode != self().physNode) continue;
+    probed = r;
+    uint64_t expected = kProbeSalt ^ static_cast<uint64_t>(r);
+    reason = cmaProbe(peers_[r].pid, probeAddrs_[r], &expected, sizeof expected);
+    break;
+  }
+  int works = reason.empty() ? 1 : 0, all = 0;
+  if (Status st = mpiStatus(MPI_Allreduce(&works, &all, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce(cma probe)"); !st)
+    return st;
+  if (mode == "off") {
+    cmaReason_ = "disabled by FERRY_SHM=off";
+  } else if (!all) {
+    int scope = yamaPtraceScope();
+    cmaReason_ = (reason.empty() ? std::string("process_vm_readv failed on another rank") : reason) +
+                 (scope > 0 ? " (kernel.yama.ptrace_scope=" + std::to_string(scope) + ")" : std::string());
+    if (mode == "cma")
+      return Status(Errc::Unavailable, "FERRY_SHM=cma but cross-memory attach does not work on rank " +
+                                           std::to_string(rank_) + " (probing rank " + std::to_string(probed) +
+                                           "): " + cmaReason_ + "; set FERRY_SHM=auto to fall back to MPI");
+  }
+  cma_ = mode != "off" && all;
+  return {};
+}
+
+Path World::pathTo(int peer) const {
+  if (peer == rank_) return Path::Self;
+  if (cma_ && peers_[peer].node == self().node) return Path::Cma;
+  return Path::Mpi;
+}
+
+Status World::finalize() {
+  if (finalized_) return {};
+  finalized_ = true;
+  if (nodes_.nodeComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.nodeComm);
+  if (nodes_.leaderComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.leaderComm);
+  MPI_Comm_free(&comm_);
+  if (ownsMpi_) return mpiStatus(MPI_Finalize(), "MPI_Finalize");
+  return {};
+}
+
+}  // namespace ferry::comm

@@ -1,0 +1,72 @@
+// Ferry's view of the job: its own duplicate of MPI_COMM_WORLD (so its traffic never
+// matches the application's), where every rank lives, and which data path reaches it.
+#pragma once
+
+#include <mpi.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "comm/node_split.h"
+#include "platform/status.h"
+
+namespace ferry::comm {
+
+// How bytes reach a peer, chosen per pair of ranks from where the peer lives.
+enum class Path : uint8_t {
+  Self,  // same process: memcpy
+  Cma,   // same node: single-copy process_vm_readv/writev
+  Mpi,   // another node, or CMA unusable: chunked, pipelined MPI messages
+};
+const char* pathName(Path p);
+
+struct PeerInfo {
+  int rank = 0;
+  int node = 0;      // virtual node id
+  int physNode = 0;  // physical node id
+  pid_t pid = 0;
+  std::string host;
+};
+
+class World {
+ public:
+  // Initialises MPI with MPI_THREAD_MULTIPLE unless the application already did, and
+  // learns the job's layout. Collective over MPI_COMM_WORLD.
+  static Result<World*> create();
+  // The world created by create(), or nullptr.
+  static World* instance();
+
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const PeerInfo& peer(int r) const { return peers_[r]; }
+  const PeerInfo& self() const { return peers_[rank_]; }
+  const NodeSplit& nodes() const { return nodes_; }
+  int tagUpperBound() const { return tagUb_; }
+  bool ownsMpi() const { return ownsMpi_; }
+  int threadLevel() const { return threadLevel_; }
+
+  bool cmaEnabled() const { return cma_; }
+  // Why CMA is off (empty when it is on), for logs and `ferry doctor`.
+  const std::string& cmaReason() const { return cmaReason_; }
+  Path pathTo(int peer) const;
+
+  // Ends MPI if Ferry started it. Safe to call more than once.
+  Status finalize();
+
+ private:
+  Status gatherPeers();
+  Status decideCma();
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1, tagUb_ = 32767, threadLevel_ = 0;
+  bool ownsMpi_ = false, finalized_ = false;
+  bool cma_ = false;
+  std::string cmaReason_;
+  std::vector<PeerInfo> peers_;
+  std::vector<uint64_t> probeAddrs_;
+  NodeSplit nodes_;
+};
+
+}  // namespace ferry::comm

@@ -1,0 +1,75 @@
+// What rank 0 still waits for on one libomptarget __tgt_async_info: replies it expects,
+// large transfers in flight, and, per device, whether the ops it sent are already known to
+// be complete. Operations are sent without waiting; synchronize() waits only where the host
+// needs an answer, so a small target region costs about one round trip.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/liveness.h"
+#include "comm/mpi_pipe.h"
+#include "platform/status.h"
+
+namespace ferry::offload {
+
+// A reply rank 0 waits for (posted before the request is sent).
+struct PendingReply {
+  PendingReply() = default;
+  PendingReply(const PendingReply&) = delete;
+  PendingReply& operator=(const PendingReply&) = delete;
+  ~PendingReply() {
+    if (req == MPI_REQUEST_NULL) return;  // an error abandoned it: take the receive back
+    MPI_Cancel(&req);
+    MPI_Request_free(&req);
+  }
+
+  int peer = -1;
+  int tag = 0;
+  int device = -1;
+  std::string what;                      // "retrieve of 4 KiB from device 2", for errors
+  std::vector<uint8_t> buf;
+  MPI_Request req = MPI_REQUEST_NULL;
+  void* copyTo = nullptr;                // inline retrieve: where the bytes go
+  uint64_t copyLen = 0;
+  std::optional<comm::MpiPipe> pipe;     // large retrieve: chunks that follow the reply
+  std::vector<uint64_t>* valuesOut = nullptr;
+  bool replied = false;
+  Status status;
+  bool done() const { return replied && !pipe; }
+};
+
+// A large host-to-device transfer that rank 0 is still sending.
+struct PendingSend {
+  int device = -1;
+  std::string what;
+  comm::MpiPipe pipe;
+};
+
+// Per device: has everything sent on this queue been confirmed by a reply?
+//   Clean  - nothing unconfirmed;
+//   Dirty  - an op with no reply was sent after the last barrier (kernel, sync);
+//   Fenced - unconfirmed ops all precede a barrier, so any later reply confirms them.
+enum class DeviceSync : uint8_t { Clean, Dirty, Fenced };
+
+struct AsyncQueue {
+  std::vector<std::unique_ptr<PendingReply>> replies;
+  std::vector<std::unique_ptr<PendingSend>> sends;
+  std::map<int, DeviceSync> devices;
+  Status error;  // first failure seen on this queue
+  // Liveness of the peer this queue waits on (kept across non-blocking queries).
+  std::unique_ptr<comm::PeerWatch> watch;
+  int watchedPeer = -1;
+
+  bool idle() const { return replies.empty() && sends.empty(); }
+  void noteNoReplyOp(int device) { devices[device] = DeviceSync::Dirty; }
+  void noteBarrier(int device) { devices[device] = DeviceSync::Fenced; }
+};
+
+}  // namespace ferry::offload

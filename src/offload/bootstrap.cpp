@@ -1,0 +1,155 @@
+#include "offload/bootstrap.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "comm/liveness.h"
+#include "comm/world.h"
+#include "offload/app_check.h"
+#include "offload/client.h"
+#include "offload/device_table.h"
+#include "offload/wait_report.h"
+#include "platform/config.h"
+#include "platform/init.h"
+#include "platform/log.h"
+#include "service/discovery.h"
+#include "service/server.h"
+
+namespace ferry::offload {
+namespace {
+
+struct Runtime {
+  comm::World* world = nullptr;
+  std::unique_ptr<comm::LivenessResponder> responder;
+  std::unique_ptr<service::Server> localServer;  // rank 0's own devices (FERRY_RANK0_DEVICES)
+  std::thread localServerThread;
+  Client* client = nullptr;
+  bool stopped = false;
+};
+Runtime* gRuntime = nullptr;  // never destroyed, see Client
+
+[[noreturn]] void exitBeforeMpi(const Status& st) {
+  log::error(log::Init, "%s", st.message().c_str());
+  std::exit(1);
+}
+
+// Start-up steps after MPI_Init are collective: a rank that fails must not leave the others
+// waiting in the next collective. All ranks agree on success; every rank that failed says
+// why, and the whole job exits 1.
+void agreeOrExit(comm::World& w, const Status& local, const char* step) {
+  int ok = local.isOk() ? 1 : 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w.comm());
+  if (all) return;
+  if (!local.isOk()) log::error(log::Init, "%s failed: %s", step, local.message().c_str());
+  else if (w.rank() == 0) log::error(log::Init, "%s failed on another rank; its message says why", step);
+  (void)w.finalize();
+  std::exit(1);
+}
+
+int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
+  int n = 0;
+  for (int r = 0; r < w.size(); ++r)
+    if (w.peer(r).physNode == w.self().physNode && (r != 0 || rank0Serves)) ++n;
+  return n;
+}
+
+[[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices) {
+  service::Server server(*rt.world, std::move(devices));
+  Status st = server.run();
+  if (!st) {
+    log::error(log::Service, "rank %d stops serving: %s", rt.world->rank(), st.message().c_str());
+    MPI_Abort(rt.world->comm(), 1);
+  }
+  rt.responder->stop();
+  st = rt.world->finalize();
+  // _exit: this process never ran main, so it must not run the application's destructors.
+  _exit(st ? 0 : 1);
+}
+
+}  // namespace
+
+JobDevices discoverJobDevices(comm::World& w) {
+  const bool rank0Serves = config().flag(Knob::Rank0Devices);
+  JobDevices job;
+  Status found;
+  if (w.rank() != 0 || rank0Serves) {
+    auto d = service::discoverLocalDevices(servingRanksOnNode(w, rank0Serves));
+    if (d) job.local = std::move(d.value());
+    else found = d.takeStatus();
+  }
+  agreeOrExit(w, found, "device discovery");
+  auto table = DeviceTable::build(w, job.local);
+  agreeOrExit(w, table.status(), "building the device table");
+  job.table = std::move(table.value());
+  return job;
+}
+
+Client* startOffload() {
+  if (gRuntime) return gRuntime->client;  // init_plugin may run twice on one object
+  if (Status st = initPlatform(); !st) exitBeforeMpi(st);
+  if (std::string init = executableImportsMpiInit(); !init.empty())
+    exitBeforeMpi(Status(Errc::Unsupported,
+                         "this program calls " + init + " itself, but in offload mode Ferry owns MPI: rank 0 runs "
+                         "main and the other ranks serve devices, so the program's MPI calls would wait for ranks "
+                         "that never run main. Remove the MPI calls, or run the program without Ferry's offload "
+                         "plugin (for MPI programs, see `ferry run --pmpi`)"));
+
+  auto* rt = new Runtime();
+  auto world = comm::World::create();
+  if (!world) exitBeforeMpi(world.status());
+  rt->world = *world;
+  comm::World& w = *rt->world;
+
+  JobDevices job = discoverJobDevices(w);
+  if (job.table.size() == 0) {
+    // Every rank sees the same empty table; rank 0 alone says so.
+    agreeOrExit(w, w.rank() != 0 ? Status() : Status(Errc::NotFound,
+                          "no device to offload to: the job has " + std::to_string(w.size()) +
+                              " rank(s) and rank 0 serves none. Start 2 or more ranks (`ferry run -n 3 ./app`), "
+                              "or set FERRY_RANK0_DEVICES=1 to use rank 0's own devices"),
+                "finding devices");
+  }
+  auto devices = std::move(job.local);
+  rt->responder = std::make_unique<comm::LivenessResponder>(w.comm());
+  gRuntime = rt;
+
+  if (w.rank() != 0) serveAndExit(*rt, std::move(devices));
+
+  if (!devices.empty()) {
+    rt->localServer = std::make_unique<service::Server>(w, std::move(devices));
+    rt->localServerThread = std::thread([rt] {
+      Status st = rt->localServer->run();
+      if (st) return;
+      log::error(log::Service, "rank 0's own device server stopped: %s", st.message().c_str());
+      MPI_Abort(rt->world->comm(), 1);
+    });
+  }
+  rt->client = new Client(w, std::move(job.table));
+  Client::setInstance(rt->client);
+  installTerminationReport();
+  if (log::enabled(log::Level::Info, log::Offload)) {
+    log::info(log::Offload, "device table (%zu devices):", rt->client->table().size());
+    log::info(log::Offload, "%s", DeviceTable::header().c_str());
+    for (size_t i = 0; i < rt->client->table().size(); ++i)
+      log::info(log::Offload, "%s", rt->client->table().row(i).c_str());
+  }
+  return rt->client;
+}
+
+void stopOffload() {
+  Runtime* rt = gRuntime;
+  if (!rt || rt->stopped || !rt->client) return;
+  rt->stopped = true;
+  Status st = rt->client->shutdown();
+  if (!st) log::error(log::Offload, "at shutdown: %s", st.message().c_str());
+  if (rt->localServerThread.joinable()) rt->localServerThread.join();
+  rt->responder->stop();
+  if (Status fin = rt->world->finalize(); !fin) log::error(log::Offload, "%s", fin.message().c_str());
+  if (!st) std::_Exit(1);
+}
+
+}  // namespace ferry::offload

@@ -1,0 +1,210 @@
+#include "offload/client.h"
+#include "offload/host_image.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "comm/mpi_check.h"
+#include "platform/config.h"
+#include "platform/log.h"
+#include "platform/parse.h"
+
+namespace ferry::offload {
+
+using comm::MsgType;
+
+namespace {
+Client* gClient = nullptr;  // never destroyed: libomptarget calls in after static destructors
+constexpr size_t kReplyOverhead = 256;  // header and fixed reply fields
+}  // namespace
+
+Client* Client::instance() { return gClient; }
+void Client::setInstance(Client* c) { gClient = c; }
+
+Client::Client(comm::World& world, DeviceTable table)
+    : world_(world), table_(std::move(table)), outbox_(world.comm()) {
+  tags_.setUpperBound(world.tagUpperBound());
+  for (const auto& e : table_.entries()) {
+    auto d = std::make_unique<RemoteDevice>();
+    d->entry = e;
+    if (e.clientHeap) d->heap = std::make_unique<DeviceAllocator>(e.heapBase, e.memoryBytes);
+    devices_.push_back(std::move(d));
+  }
+}
+
+std::string Client::where(int id) const {
+  const DeviceEntry& e = devices_[id]->entry;
+  return "device " + std::to_string(id) + " (rank " + std::to_string(e.rank) + ", host " + e.host + ")";
+}
+
+Status Client::send(int id, MsgType type, const comm::Body& body, const void* inlineBytes, size_t inlineLen) {
+  const DeviceEntry& e = devices_[id]->entry;
+  counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
+  auto bytes = comm::encode(type, static_cast<uint32_t>(e.localIndex), seq_.fetch_add(1), body, inlineBytes, inlineLen);
+  return outbox_.send(e.rank, comm::kControlTag, std::move(bytes));
+}
+
+PendingReply& Client::expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what) {
+  auto r = std::make_unique<PendingReply>();
+  r->peer = devices_[id]->entry.rank;
+  r->tag = tag;
+  r->device = id;
+  r->what = std::move(what);
+  r->buf.resize(kReplyOverhead + inlineCapacity);
+  // Posted before the request goes out, so the reply never waits in MPI's unexpected queue.
+  int rc = MPI_Irecv(r->buf.data(), static_cast<int>(r->buf.size()), MPI_BYTE, r->peer, tag, world_.comm(), &r->req);
+  if (rc != MPI_SUCCESS) {
+    r->replied = true;
+    r->status = comm::mpiStatus(rc, "MPI_Irecv(reply)", r->peer);
+  }
+  q.replies.push_back(std::move(r));
+  return *q.replies.back();
+}
+
+Status Client::initDevice(int id) {
+  RemoteDevice& d = *devices_[id];
+  {
+    std::lock_guard lock(d.mutex);
+    if (d.initialized) return {};
+  }
+  AsyncQueue q;
+  int tag = tags_.next();
+  expectReply(q, id, tag, 0, "init_device");
+  if (Status st = send(id, MsgType::InitDevice, comm::InitDeviceMsg{requires_, tag}); !st) return st;
+  if (Status st = wait(q, "init_device"); !st) return st;
+  std::lock_guard lock(d.mutex);
+  d.initialized = true;
+  return {};
+}
+
+// Sends the image bytes to the serving rank unless it already has them (one copy per rank,
+// however many devices it serves).
+Status Client::shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data,
+                         std::vector<uint8_t>& packed) {
+  const DeviceEntry& e = devices_[id]->entry;
+  {
+    std::lock_guard lock(imagesMutex_);
+    if (imagesOnRank_.count({e.rank, image.id})) return {};  // data.size stays 0: "you have it"
+  }
+  packed = service::packImage(image);
+  data.size = packed.size();
+  data.peer = world_.rank();
+  if (packed.size() <= config().size(Knob::EagerLimit)) {
+    data.mode = comm::DataMode::Inline;
+  } else if (world_.pathTo(e.rank) != comm::Path::Mpi) {
+    data.mode = comm::DataMode::Cma;
+    data.remoteAddr = reinterpret_cast<uint64_t>(packed.data());
+  } else {
+    data.mode = comm::DataMode::Mpi;
+    data.tag = tags_.next();
+    data.chunk = static_cast<uint32_t>(config().size(Knob::ChunkSize));
+  }
+  return {};
+}
+
+Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image* image) {
+  auto rec = recordFromImage(image);
+  if (!rec) return rec.takeStatus();
+  if (Status st = initDevice(id); !st) return st;
+  RemoteDevice& d = *devices_[id];
+
+  comm::LoadImageMsg msg;
+  msg.imageId = rec->id;
+  msg.numEntries = static_cast<uint32_t>(rec->entries.size());
+  msg.replyTag = tags_.next();
+  std::vector<uint8_t> packed;
+  if (Status st = shipImage(id, *rec, msg.data, packed); !st) return st;
+
+  AsyncQueue q;
+  std::vector<uint64_t> addrs;
+  PendingReply& r = expectReply(q, id, msg.replyTag, 0, "load_binary");
+  r.valuesOut = &addrs;
+  bool inlineBytes = msg.data.mode == comm::DataMode::Inline && msg.data.size > 0;
+  if (Status st = send(id, MsgType::LoadImage, msg, inlineBytes ? packed.data() : nullptr,
+                       inlineBytes ? packed.size() : 0);
+      !st)
+    return st;
+  if (msg.data.mode == comm::DataMode::Mpi && msg.data.size > 0)
+    q.sends.push_back(std::make_unique<PendingSend>(PendingSend{
+        id, "image transfer", comm::MpiPipe(comm::MpiPipe::Dir::Send, world_.comm(), d.entry.rank, msg.data.tag,
+                                            packed.data(), packed.size(), msg.data.chunk,
+                                            kAllChunks)}));
+  if (Status st = wait(q, "load_binary"); !st) return st;
+  if (addrs.size() != rec->entries.size())
+    return Status(Errc::Protocol, "the serving rank returned " + std::to_string(addrs.size()) + " table entries for " +
+                                      std::to_string(rec->entries.size()));
+  {
+    std::lock_guard lock(imagesMutex_);
+    imagesOnRank_.insert({d.entry.rank, rec->id});
+  }
+
+  std::lock_guard lock(d.mutex);
+  auto& table = d.tables[rec->id];
+  table.assign(image->EntriesBegin, image->EntriesEnd);
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (rec->entries[i].size == 0) {
+      d.kernels.push_back(std::make_unique<KernelRef>(KernelRef{id, addrs[i], rec->entries[i].name}));
+      table[i].addr = d.kernels.back().get();
+    } else {
+      table[i].addr = reinterpret_cast<void*>(addrs[i]);
+      d.globals[addrs[i]] = rec->entries[i].size;
+    }
+  }
+  // libomptarget keeps this pointer; the table lives as long as the device record.
+  auto* out = new __tgt_target_table{table.data(), table.data() + table.size()};
+  log::debug(log::Offload, "loaded image %s (%zu entries) on %s", hex(rec->id).c_str(), table.size(), where(id).c_str());
+  return out;
+}
+
+Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, const KernelArgsTy* ka, AsyncQueue& q) {
+  auto* k = static_cast<KernelRef*>(entry);
+  if (!k || k->device != id)
+    return Status(Errc::InvalidArgument, "kernel entry " + hex(reinterpret_cast<uint64_t>(entry)) +
+                                             " does not belong to " + where(id));
+  if (ka->NumArgs > comm::kMaxKernelArgs)
+    return Status(Errc::Unsupported, "kernel " + k->name + " has " + std::to_string(ka->NumArgs) +
+                                         " arguments; at most " + std::to_string(comm::kMaxKernelArgs) + " are supported");
+  comm::LaunchMsg m;
+  m.kernel = k->handle;
+  m.numTeams = ka->NumTeams[0];
+  m.threadLimit = ka->ThreadLimit[0];
+  m.tripCount = ka->Tripcount;
+  m.args.resize(ka->NumArgs);
+  m.offsets.resize(ka->NumArgs);
+  for (uint32_t i = 0; i < ka->NumArgs; ++i) {
+    m.args[i] = reinterpret_cast<uint64_t>(args[i]);
+    m.offsets[i] = offsets ? static_cast<int64_t>(offsets[i]) : 0;
+  }
+  if (Status st = send(id, MsgType::Launch, m); !st) return st;
+  counters_.kernelsLaunched.fetch_add(1, std::memory_order_relaxed);
+  q.noteBarrier(id);
+  return {};
+}
+
+Status Client::shutdown() {
+  // Flush every device first, so that a late error is still reported, then release the
+  // serving ranks. Ranks that serve nothing are released too: all of them wait in
+  // their server loop.
+  Status first;
+  for (int id = 0; id < numDevices(); ++id) {
+    bool used;
+    {
+      std::lock_guard lock(devices_[id]->mutex);
+      used = devices_[id]->initialized;
+    }
+    if (!used) continue;
+    if (Status st = syncDevice(id); !st && first) first = st;
+  }
+  for (int r = 0; r < world_.size(); ++r) {
+    bool serves = r != world_.rank() || std::any_of(devices_.begin(), devices_.end(),
+                                                    [&](const auto& d) { return d->entry.rank == r; });
+    if (!serves) continue;
+    auto bytes = comm::encode(MsgType::Shutdown, comm::kNoDevice, seq_.fetch_add(1), comm::ShutdownMsg{});
+    if (Status st = outbox_.send(r, comm::kControlTag, std::move(bytes)); !st && first) first = st;
+  }
+  while (outbox_.pending() > 0)
+    if (Status st = outbox_.reap(); !st) return st;
+  return first;
+}
+
+}  // namespace ferry::offload

@@ -1,0 +1,109 @@
+// Rank 0's side of remote offloading: one object per process that turns plugin calls into
+// control messages to the ranks that serve each device, and waits where libomptarget needs
+// an answer. The __tgt_rtl_* entry points (plugin_api.cpp) are thin wrappers over it.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "comm/mailbox.h"
+#include "comm/world.h"
+#include "offload/async_queue.h"
+#include "offload/device_allocator.h"
+#include "offload/device_table.h"
+#include "service/image.h"
+#include "service/omptarget_abi.h"
+
+namespace ferry::offload {
+
+// Rank 0 posts every chunk of its own transfers at once: MPI then progresses them from any
+// thread's MPI calls, so a transfer never waits for the thread that started it.
+inline constexpr int kAllChunks = 1 << 30;
+
+// The table address libomptarget hands back to launch_kernel for a kernel entry.
+struct KernelRef {
+  int device;
+  uint64_t handle;  // the serving rank's handle
+  std::string name;
+};
+
+struct OffloadCounters {
+  std::atomic<uint64_t> hostToDeviceBytes{0};
+  std::atomic<uint64_t> deviceToHostBytes{0};
+  std::atomic<uint64_t> deviceToDeviceBytes{0};  // moved between serving ranks, not by rank 0
+  std::atomic<uint64_t> controlMessages{0};
+  std::atomic<uint64_t> kernelsLaunched{0};
+};
+
+class Client {
+ public:
+  Client(comm::World& world, DeviceTable table);
+  static Client* instance();
+  static void setInstance(Client* c);
+
+  int numDevices() const { return static_cast<int>(devices_.size()); }
+  const DeviceEntry& entry(int id) const { return devices_[id]->entry; }
+  const DeviceTable& table() const { return table_; }
+  OffloadCounters& counters() { return counters_; }
+  void setRequires(int64_t flags) { requires_ = flags; }
+
+  // client.cpp
+  Status initDevice(int id);
+  Result<__tgt_target_table*> loadBinary(int id, const __tgt_device_image* image);
+  Status launch(int id, void* entry, void** args, ptrdiff_t* offsets, const KernelArgsTy* ka, AsyncQueue& q);
+  Status shutdown();
+
+  // client_data.cpp
+  Result<void*> allocate(int id, int64_t size, int32_t kind);
+  Status free(int id, void* ptr, int32_t kind);
+  Status submit(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);
+  Status retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);
+  Status exchange(int srcId, const void* src, int dstId, void* dst, int64_t size, AsyncQueue& q);
+
+  // client_wait.cpp
+  Status synchronize(AsyncQueue& q);
+  // Non-blocking: true once everything on the queue is complete (or has failed).
+  Result<bool> query(AsyncQueue& q);
+  Status syncDevice(int id);
+
+  // "device 3 (rank 2, host node17)"
+  std::string where(int id) const;
+
+ private:
+  struct RemoteDevice {
+    DeviceEntry entry;
+    std::unique_ptr<DeviceAllocator> heap;  // client-managed heaps only
+    std::mutex mutex;                       // guards the members below
+    bool initialized = false;
+    std::map<uint64_t, std::vector<__tgt_offload_entry>> tables;  // image id -> table
+    std::vector<std::unique_ptr<KernelRef>> kernels;
+    std::map<uint64_t, uint64_t> globals;   // address -> size
+    std::set<void*> hostAllocs;             // TARGET_ALLOC_HOST blocks
+  };
+
+  Status send(int id, comm::MsgType type, const comm::Body& body, const void* inlineBytes = nullptr,
+              size_t inlineLen = 0);
+  PendingReply& expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what);
+  Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;
+  Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);
+  Status progress(AsyncQueue& q);
+  Status requestSyncs(AsyncQueue& q);
+  Status wait(AsyncQueue& q, const std::string& what);
+
+  comm::World& world_;
+  DeviceTable table_;
+  std::vector<std::unique_ptr<RemoteDevice>> devices_;
+  comm::Outbox outbox_;
+  comm::TagPool tags_;
+  std::atomic<uint64_t> seq_{1};
+  int64_t requires_ = 0;
+  std::mutex imagesMutex_;
+  std::set<std::pair<int, uint64_t>> imagesOnRank_;  // (rank, image id) already shipped
+  OffloadCounters counters_;
+};
+
+}  // namespace ferry::offload

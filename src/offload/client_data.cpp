@@ -1,0 +1,180 @@
+// Rank 0's data operations: allocation in remote device memory, and the three kinds of
+// transfer. Each picks its path from where the peer lives: inline in the control message
+// when small, CMA when the serving rank shares rank 0's node, pipelined MPI otherwise.
+#include <cstdlib>
+#include <cstring>
+
+#include "offload/client.h"
+#include "platform/config.h"
+#include "platform/log.h"
+#include "platform/parse.h"
+
+namespace ferry::offload {
+
+using comm::DataMode;
+using comm::MsgType;
+
+namespace {
+
+uint64_t eagerLimit() { return config().size(Knob::EagerLimit); }
+uint32_t chunkSize() { return static_cast<uint32_t>(config().size(Knob::ChunkSize)); }
+// Large blocks give their pages back to the serving rank's kernel when freed.
+constexpr uint64_t kReleaseThreshold = 1 << 20;
+
+}  // namespace
+
+Status Client::checkRange(int id, uint64_t addr, uint64_t len, const char* op) const {
+  RemoteDevice& d = *devices_[id];
+  if (len == 0) return {};
+  if (d.heap && d.heap->contains(addr, len)) return {};
+  std::lock_guard lock(d.mutex);
+  auto it = d.globals.upper_bound(addr);
+  if (it != d.globals.begin()) {
+    --it;
+    if (addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first)) return {};
+  }
+  return Status(Errc::InvalidArgument, std::string(op) + " of " + parse::formatSize(len) + " at device address " +
+                                           hex(addr) + " on " + where(id) +
+                                           ": the range is not inside memory allocated on that device");
+}
+
+Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
+  RemoteDevice& d = *devices_[id];
+  if (size < 0) return Status(Errc::InvalidArgument, "negative allocation size " + std::to_string(size));
+  if (kind == abi::kAllocHost) {
+    // Host memory for a remote device is ordinary memory of rank 0, page-aligned.
+    void* p = nullptr;
+    if (posix_memalign(&p, 4096, size ? static_cast<size_t>(size) : 1) != 0)
+      return Status(Errc::OutOfMemory, "cannot allocate " + parse::formatSize(size) + " of host memory on rank 0");
+    std::lock_guard lock(d.mutex);
+    d.hostAllocs.insert(p);
+    return p;
+  }
+  if (kind == abi::kAllocShared && d.entry.rank != world_.rank())
+    return Status(Errc::Unsupported, "shared (host and device) memory cannot span processes: " + where(id) +
+                                         " is served by another rank; use device memory and omp_target_memcpy");
+  if (!d.heap) return Status(Errc::Unsupported, "allocation on " + where(id) + " is not supported");
+  auto addr = d.heap->allocate(static_cast<uint64_t>(size));
+  if (!addr)
+    return Status(Errc::OutOfMemory,
+                  "allocation of " + parse::formatSize(size) + " on " + where(id) + " does not fit: the device has " +
+                      parse::formatSize(d.heap->capacity()) + " of memory, " +
+                      parse::formatSize(d.heap->capacity() - d.heap->used()) + " free (largest block " +
+                      parse::formatSize(d.heap->largestFree()) + "); set FERRY_DEVICE_MEMORY to give devices more");
+  return reinterpret_cast<void*>(*addr);
+}
+
+Status Client::free(int id, void* ptr, int32_t kind) {
+  RemoteDevice& d = *devices_[id];
+  {
+    std::lock_guard lock(d.mutex);
+    if (d.hostAllocs.erase(ptr)) {
+      std::free(ptr);
+      return {};
+    }
+  }
+  if (!d.heap) return Status(Errc::Unsupported, "free on " + where(id) + " is not supported");
+  uint64_t addr = reinterpret_cast<uint64_t>(ptr);
+  uint64_t size = d.heap->free(addr);
+  if (size == 0)
+    return Status(Errc::InvalidArgument, "free of " + hex(addr) + " on " + where(id) + ": not an allocated block");
+  if (size < kReleaseThreshold) return {};
+  // Queued behind earlier users of the block; the pages go back to the kernel.
+  return send(id, MsgType::Free, comm::FreeMsg{addr, size, kind});
+}
+
+Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQueue& q) {
+  if (size <= 0) return {};
+  uint64_t n = static_cast<uint64_t>(size);
+  if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
+  const DeviceEntry& e = devices_[id]->entry;
+  comm::SubmitMsg m;
+  m.dst = reinterpret_cast<uint64_t>(dst);
+  m.data.size = n;
+  m.data.peer = world_.rank();
+  counters_.hostToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
+  q.noteNoReplyOp(id);
+  if (n <= eagerLimit()) return send(id, MsgType::Submit, m, src, n);
+  if (world_.pathTo(e.rank) != comm::Path::Mpi) {
+    // The serving rank reads the bytes out of rank 0's memory; the queue's synchronize
+    // waits for that, as libomptarget keeps the buffer alive until then.
+    m.data.mode = DataMode::Cma;
+    m.data.remoteAddr = reinterpret_cast<uint64_t>(src);
+    return send(id, MsgType::Submit, m);
+  }
+  m.data.mode = DataMode::Mpi;
+  m.data.tag = tags_.next();
+  m.data.chunk = chunkSize();
+  if (Status st = send(id, MsgType::Submit, m); !st) return st;
+  q.sends.push_back(std::make_unique<PendingSend>(
+      PendingSend{id, "data_submit of " + parse::formatSize(n) + " to " + where(id),
+                  comm::MpiPipe(comm::MpiPipe::Dir::Send, world_.comm(), e.rank, m.data.tag, const_cast<void*>(src), n,
+                                m.data.chunk, kAllChunks)}));
+  return q.sends.back()->pipe.progress().takeStatus();
+}
+
+Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q) {
+  if (size <= 0) return {};
+  uint64_t n = static_cast<uint64_t>(size);
+  if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
+  const DeviceEntry& e = devices_[id]->entry;
+  comm::RetrieveMsg m;
+  m.src = reinterpret_cast<uint64_t>(src);
+  m.replyTag = tags_.next();
+  m.data.size = n;
+  m.data.peer = world_.rank();
+  counters_.deviceToHostBytes.fetch_add(n, std::memory_order_relaxed);
+  std::string what = "data_retrieve of " + parse::formatSize(n) + " from " + where(id);
+  bool small = n <= eagerLimit();
+  PendingReply& r = expectReply(q, id, m.replyTag, small ? n : 0, what);
+  if (small) {
+    r.copyTo = dst;
+    r.copyLen = n;
+  } else if (world_.pathTo(e.rank) != comm::Path::Mpi) {
+    m.data.mode = DataMode::Cma;
+    m.data.remoteAddr = reinterpret_cast<uint64_t>(dst);
+  } else {
+    m.data.mode = DataMode::Mpi;
+    m.data.chunk = chunkSize();
+    // The chunks follow the reply on the same tag; these receives are posted after the
+    // reply's, so MPI's ordering matches each to its place.
+    r.pipe.emplace(comm::MpiPipe::Dir::Recv, world_.comm(), e.rank, m.replyTag, dst, n, m.data.chunk, kAllChunks);
+    if (Status st = r.pipe->progress().takeStatus(); !st) return st;
+  }
+  if (Status st = send(id, MsgType::Retrieve, m); !st) return st;
+  if (q.devices[id] == DeviceSync::Fenced) q.devices[id] = DeviceSync::Clean;  // this reply confirms the fence
+  return {};
+}
+
+Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_t size, AsyncQueue& q) {
+  if (size <= 0) return {};
+  uint64_t n = static_cast<uint64_t>(size);
+  if (Status st = checkRange(srcId, reinterpret_cast<uint64_t>(src), n, "data_exchange source"); !st) return st;
+  if (Status st = checkRange(dstId, reinterpret_cast<uint64_t>(dst), n, "data_exchange destination"); !st) return st;
+  const DeviceEntry& s = devices_[srcId]->entry;
+  const DeviceEntry& d = devices_[dstId]->entry;
+  // Rank 0 sends two commands and no bytes: the serving ranks move the data between them.
+  comm::Path path = s.rank == d.rank ? comm::Path::Self
+                                     : (world_.peer(s.rank).node == world_.peer(d.rank).node && world_.cmaEnabled()
+                                            ? comm::Path::Cma
+                                            : comm::Path::Mpi);
+  comm::DataDesc data;
+  data.size = n;
+  data.tag = tags_.next();
+  data.mode = path == comm::Path::Mpi ? DataMode::Mpi : DataMode::Cma;
+  data.chunk = chunkSize();
+  comm::ExchangeMsg toSrc{reinterpret_cast<uint64_t>(src), data};
+  toSrc.data.peer = d.rank;
+  comm::ExchangeMsg toDst{reinterpret_cast<uint64_t>(dst), data};
+  toDst.data.peer = s.rank;
+  if (Status st = send(dstId, MsgType::ExchangeRecv, toDst); !st) return st;
+  if (Status st = send(srcId, MsgType::ExchangeSend, toSrc); !st) return st;
+  counters_.deviceToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
+  log::trace(log::Offload, "exchange %s from %s to %s over %s", parse::formatSize(n).c_str(), where(srcId).c_str(),
+             where(dstId).c_str(), comm::pathName(path));
+  q.noteNoReplyOp(srcId);
+  q.noteNoReplyOp(dstId);
+  return {};
+}
+
+}  // namespace ferry::offload

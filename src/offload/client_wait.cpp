@@ -1,0 +1,176 @@
+// How rank 0 waits: progress every reply and transfer of a queue, request a Sync from each
+// device whose ops are not yet confirmed, and watch the liveness of the peer it waits on.
+#include <cstring>
+
+#include "comm/mpi_check.h"
+#include "offload/client.h"
+#include "offload/wait_report.h"
+#include "platform/backoff.h"
+#include "platform/log.h"
+
+namespace ferry::offload {
+
+using comm::MsgType;
+
+namespace {
+
+void record(AsyncQueue& q, Status st) {
+  if (!st.isOk() && q.error.isOk()) q.error = std::move(st);
+}
+
+// Applies an arrived reply; returns its status.
+Status applyReply(PendingReply& r, int count) {
+  auto msg = comm::decode(r.buf.data(), static_cast<size_t>(count));
+  if (!msg) return msg.takeStatus();
+  auto* reply = std::get_if<comm::ReplyMsg>(&msg->body);
+  if (!reply) return Status(Errc::Protocol, "expected a reply, got " + std::string(comm::msgTypeName(msg->header.type)));
+  if (reply->code != Errc::Ok) return Status(reply->code, reply->message);
+  if (r.copyTo) {
+    if (reply->inlineSize != r.copyLen)
+      return Status(Errc::Protocol, "reply carries " + std::to_string(reply->inlineSize) + " bytes, expected " +
+                                        std::to_string(r.copyLen));
+    std::memcpy(r.copyTo, reply->inlineBytes, r.copyLen);
+  }
+  if (r.valuesOut) *r.valuesOut = reply->values;
+  return {};
+}
+
+}  // namespace
+
+// Advances everything in flight on the queue. Returns whether anything completed.
+Status Client::progress(AsyncQueue& q) {
+  for (auto& r : q.replies) {
+    if (!r->replied) {
+      int done = 0, count = 0;
+      MPI_Status status;
+      Status st = comm::mpiStatus(MPI_Test(&r->req, &done, &status), "MPI_Test(reply)", r->peer);
+      if (!st || done) {
+        r->replied = true;
+        if (st) {
+          MPI_Get_count(&status, MPI_BYTE, &count);
+          st = applyReply(*r, count);
+        }
+        r->status = st;
+        if (!st) r->pipe.reset();  // the data will not come
+      }
+    }
+    if (r->replied && r->pipe) {
+      auto done = r->pipe->progress();
+      if (!done) r->status = done.takeStatus();
+      if (!done || *done) r->pipe.reset();
+    }
+  }
+  for (auto& s : q.sends) {
+    auto done = s->pipe.progress();
+    if (!done) {
+      record(q, done.takeStatus().withContext(s->what));
+      s.reset();
+    } else if (*done) {
+      s.reset();
+    }
+  }
+  std::erase(q.sends, nullptr);
+  std::erase_if(q.replies, [&](const std::unique_ptr<PendingReply>& r) {
+    if (!r->done()) return false;
+    if (!r->status.isOk()) {
+      Status st = r->status;
+      st.withContext(r->what + " on " + where(r->device));
+      record(q, std::move(st));
+    }
+    return true;
+  });
+  return {};
+}
+
+Status Client::requestSyncs(AsyncQueue& q) {
+  for (auto& [id, state] : q.devices) {
+    if (state == DeviceSync::Clean) continue;
+    int tag = tags_.next();
+    expectReply(q, id, tag, 0, "synchronize");
+    if (Status st = send(id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
+    state = DeviceSync::Clean;
+  }
+  return {};
+}
+
+// One step of waiting: progress, and when nothing is in flight, confirm unconfirmed devices.
+// Returns true when the queue is complete.
+static bool queueComplete(const AsyncQueue& q) {
+  if (!q.idle()) return false;
+  for (const auto& [id, state] : q.devices)
+    if (state != DeviceSync::Clean) return false;
+  return true;
+}
+
+Status Client::wait(AsyncQueue& q, const std::string& what) {
+  Backoff backoff;
+  noteWait(what);
+  while (true) {
+    size_t before = q.replies.size() + q.sends.size();
+    if (Status st = progress(q); !st) record(q, st);
+    if (!q.error.isOk()) break;
+    if (q.idle()) {
+      if (queueComplete(q)) break;
+      if (Status st = requestSyncs(q); !st) {
+        record(q, st);
+        break;
+      }
+      continue;
+    }
+    int peer = !q.replies.empty() ? q.replies.front()->peer : devices_[q.sends.front()->device]->entry.rank;
+    if (peer != q.watchedPeer) {
+      q.watch = std::make_unique<comm::PeerWatch>(world_.comm(), peer, tags_);
+      q.watchedPeer = peer;
+    }
+    if (q.replies.size() + q.sends.size() < before) {
+      q.watch->heardFrom();
+      backoff.reset();
+    } else {
+      backoff.idle();
+    }
+    if (Status st = q.watch->poll(what + " on " + where(!q.replies.empty() ? q.replies.front()->device
+                                                                               : q.sends.front()->device));
+        !st) {
+      record(q, st);
+      break;
+    }
+  }
+  clearWait();
+  Status st = std::move(q.error);
+  q = AsyncQueue();  // cancels whatever an error left in flight
+  return st;
+}
+
+Status Client::synchronize(AsyncQueue& q) { return wait(q, "synchronize"); }
+
+Result<bool> Client::query(AsyncQueue& q) {
+  if (Status st = progress(q); !st) record(q, st);
+  if (!q.error.isOk()) {
+    Status st = std::move(q.error);
+    q = AsyncQueue();
+    return st;
+  }
+  if (queueComplete(q)) {
+    q = AsyncQueue();
+    return true;
+  }
+  if (q.idle()) {
+    if (Status st = requestSyncs(q); !st) return st;
+    return false;
+  }
+  int peer = !q.replies.empty() ? q.replies.front()->peer : devices_[q.sends.front()->device]->entry.rank;
+  if (peer != q.watchedPeer) {
+    q.watch = std::make_unique<comm::PeerWatch>(world_.comm(), peer, tags_);
+    q.watchedPeer = peer;
+  }
+  if (Status st = q.watch->poll("a nowait target region"); !st) return st;
+  return false;
+}
+
+Status Client::syncDevice(int id) {
+  AsyncQueue q;
+  q.noteNoReplyOp(id);
+  return wait(q, "synchronize of " + where(id));
+}
+
+}  // namespace ferry::offload

@@ -1,0 +1,84 @@
+#include "offload/device_allocator.h"
+
+namespace ferry::offload {
+
+DeviceAllocator::DeviceAllocator(uint64_t base, uint64_t size) : base_(base), size_(size) {
+  if (size) insertFree(base, size);
+}
+
+void DeviceAllocator::insertFree(uint64_t addr, uint64_t size) {
+  freeByAddr_[addr] = size;
+  freeBySize_.emplace(size, addr);
+}
+
+void DeviceAllocator::eraseFree(std::map<uint64_t, uint64_t>::iterator it) {
+  auto [lo, hi] = freeBySize_.equal_range(it->second);
+  for (auto s = lo; s != hi; ++s)
+    if (s->second == it->first) {
+      freeBySize_.erase(s);
+      break;
+    }
+  freeByAddr_.erase(it);
+}
+
+std::optional<uint64_t> DeviceAllocator::allocate(uint64_t size) {
+  if (size == 0) size = 1;  // like malloc(0): a unique address
+  if (size > size_) return std::nullopt;
+  uint64_t need = (size + kAlignment - 1) / kAlignment * kAlignment;
+  std::lock_guard lock(mutex_);
+  auto fit = freeBySize_.lower_bound(need);
+  if (fit == freeBySize_.end()) return std::nullopt;
+  uint64_t addr = fit->second, blockSize = fit->first;
+  eraseFree(freeByAddr_.find(addr));
+  if (blockSize > need) insertFree(addr + need, blockSize - need);
+  live_[addr] = need;
+  used_ += need;
+  return addr;
+}
+
+uint64_t DeviceAllocator::free(uint64_t addr) {
+  std::lock_guard lock(mutex_);
+  auto it = live_.find(addr);
+  if (it == live_.end()) return 0;
+  uint64_t size = it->second;
+  live_.erase(it);
+  used_ -= size;
+  uint64_t start = addr, len = size;
+  // Merge with the free neighbours on both sides.
+  auto next = freeByAddr_.lower_bound(addr);
+  if (next != freeByAddr_.end() && next->first == addr + size) {
+    len += next->second;
+    eraseFree(next);
+  }
+  auto prev = freeByAddr_.lower_bound(addr);
+  if (prev != freeByAddr_.begin()) {
+    --prev;
+    if (prev->first + prev->second == addr) {
+      start = prev->first;
+      len += prev->second;
+      eraseFree(prev);
+    }
+  }
+  insertFree(start, len);
+  return size;
+}
+
+bool DeviceAllocator::contains(uint64_t addr, uint64_t len) const {
+  std::lock_guard lock(mutex_);
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin()) return false;
+  --it;
+  return addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first);
+}
+
+uint64_t DeviceAllocator::used() const {
+  std::lock_guard lock(mutex_);
+  return used_;
+}
+
+uint64_t DeviceAllocator::largestFree() const {
+  std::lock_guard lock(mutex_);
+  return freeBySize_.empty() ? 0 : freeBySize_.rbegin()->first;
+}
+
+}  // namespace ferry::offload

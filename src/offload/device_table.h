@@ -1,0 +1,57 @@
+// The one device table of the job. Every rank announces its local devices; one allgather
+// builds the same table everywhere. Order (documented in docs/user-guide.md): by rank, then
+// by the rank's local device index (CPU devices in stock-plugin order). Rank 0's devices
+// appear only with FERRY_RANK0_DEVICES=1.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/world.h"
+#include "platform/status.h"
+#include "service/local_device.h"
+
+namespace ferry::offload {
+
+struct DeviceEntry {
+  int index = 0;       // global device number: omp device(index)
+  int rank = 0;        // the rank that serves it
+  int localIndex = 0;  // its number on that rank
+  int node = 0;        // virtual node of that rank
+  std::string host;
+  service::DeviceKind kind = service::DeviceKind::Cpu;
+  uint64_t memoryBytes = 0;
+  uint64_t heapBase = 0;      // client-managed heaps: where device memory starts
+  bool clientHeap = false;
+  std::string description;
+};
+
+class DeviceTable {
+ public:
+  // Collective over the world: each rank contributes `local` (empty for non-serving ranks).
+  static Result<DeviceTable> build(const comm::World& world,
+                                   const std::vector<std::unique_ptr<service::LocalDevice>>& local);
+  // For tests: a table from explicit entries.
+  static DeviceTable fromEntries(std::vector<DeviceEntry> entries);
+
+  size_t size() const { return entries_.size(); }
+  const DeviceEntry& operator[](size_t i) const { return entries_[i]; }
+  const std::vector<DeviceEntry>& entries() const { return entries_; }
+
+  // One line per device: index, rank, host, node, kind, memory.
+  void print(FILE* out) const;
+  std::string row(size_t i) const;
+  static std::string header();
+
+  // Announcement codec (exposed for unit tests).
+  static std::vector<uint8_t> encodeLocal(const std::vector<DeviceEntry>& local);
+  static Result<std::vector<DeviceEntry>> decodeLocal(const uint8_t* data, size_t len);
+
+ private:
+  std::vector<DeviceEntry> entries_;
+};
+
+}  // namespace ferry::offload

@@ -1,0 +1,232 @@
+// The libomptarget 16 plugin ABI (shared/notes/llvm16-offload-plugin-abi.md), exported
+// under the x86_64 slot's names. Each entry point validates its device id, calls the
+// client, and converts a failure into OFFLOAD_FAIL plus exactly one log line that names
+// the operation, the device, the serving rank and its host.
+#include <atomic>
+#include <cstdio>
+
+#include "offload/bootstrap.h"
+#include "offload/client.h"
+#include "offload/host_image.h"
+#include "platform/log.h"
+#include "platform/parse.h"
+#include "service/omptarget_abi.h"
+
+#define FERRY_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace ferry::offload {
+namespace {
+
+std::atomic<int> gRegisteredLibs{0};
+
+// The event libomptarget attaches to a map entry: the device whose stream it marks.
+struct Event {
+  int device;
+};
+
+Client& client() { return *Client::instance(); }
+
+bool validDevice(int32_t id, const char* op) {
+  Client* c = Client::instance();
+  if (c && id >= 0 && id < c->numDevices()) return true;
+  log::error(log::Offload, "%s: unknown device %d; this job has %d device(s) (`ferry info` lists them)", op, id,
+             c ? c->numDevices() : 0);
+  return false;
+}
+
+int32_t report(const Status& st, const char* op, int32_t id) {
+  if (st.isOk()) return abi::kOffloadSuccess;
+  log::error(log::Offload, "%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
+  return abi::kOffloadFail;
+}
+
+AsyncQueue& queueOf(__tgt_async_info* ai) {
+  if (!ai->Queue) ai->Queue = new AsyncQueue();
+  return *static_cast<AsyncQueue*>(ai->Queue);
+}
+
+// A synchronous call is its asynchronous form followed by a synchronize.
+template <typename Fn>
+int32_t runSync(const char* op, int32_t id, Fn&& fn) {
+  AsyncQueue q;
+  Status st = fn(q);
+  Status sync = client().synchronize(q);
+  return report(st.isOk() ? sync : st, op, id);
+}
+
+}  // namespace
+}  // namespace ferry::offload
+
+using namespace ferry;
+using namespace ferry::offload;
+
+FERRY_EXPORT int32_t __tgt_rtl_init_plugin() {
+  startOffload();  // serving ranks never return from here
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_deinit_plugin() {
+  // libomptarget calls this once per registered library, before that library's
+  // unregister_lib; the job ends at the last unregister_lib instead.
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_number_of_devices() { return Client::instance() ? client().numDevices() : 0; }
+
+FERRY_EXPORT int32_t __tgt_rtl_is_valid_binary(__tgt_device_image* image) { return isX86Image(image) ? 1 : 0; }
+
+FERRY_EXPORT int32_t __tgt_rtl_is_data_exchangable(int32_t src, int32_t dst) {
+  return validDevice(src, "is_data_exchangable") && validDevice(dst, "is_data_exchangable") ? 1 : 0;
+}
+
+FERRY_EXPORT int64_t __tgt_rtl_init_requires(int64_t flags) {
+  if (Client::instance()) client().setRequires(flags);
+  return flags;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_init_device(int32_t id) {
+  if (!validDevice(id, "init_device")) return abi::kOffloadFail;
+  return report(client().initDevice(id), "init_device", id);
+}
+
+FERRY_EXPORT __tgt_target_table* __tgt_rtl_load_binary(int32_t id, __tgt_device_image* image) {
+  if (!validDevice(id, "load_binary")) return nullptr;
+  auto table = client().loadBinary(id, image);
+  if (table) return *table;
+  report(table.status(), "load_binary", id);
+  return nullptr;
+}
+
+FERRY_EXPORT void* __tgt_rtl_data_alloc(int32_t id, int64_t size, void* hostPtr, int32_t kind) {
+  if (!validDevice(id, "data_alloc")) return nullptr;
+  auto p = client().allocate(id, size, kind);
+  if (p) return *p;
+  report(p.status(), "data_alloc", id);
+  return nullptr;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void* ptr, int32_t kind) {
+  if (!validDevice(id, "data_delete")) return abi::kOffloadFail;
+  return report(client().free(id, ptr, kind), "data_delete", id);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_submit_async(int32_t id, void* tgt, void* host, int64_t size,
+                                                 __tgt_async_info* ai) {
+  if (!validDevice(id, "data_submit")) return abi::kOffloadFail;
+  return report(client().submit(id, tgt, host, size, queueOf(ai)), "data_submit", id);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_submit(int32_t id, void* tgt, void* host, int64_t size) {
+  if (!validDevice(id, "data_submit")) return abi::kOffloadFail;
+  return runSync("data_submit", id, [&](AsyncQueue& q) { return client().submit(id, tgt, host, size, q); });
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_retrieve_async(int32_t id, void* host, void* tgt, int64_t size,
+                                                   __tgt_async_info* ai) {
+  if (!validDevice(id, "data_retrieve")) return abi::kOffloadFail;
+  return report(client().retrieve(id, host, tgt, size, queueOf(ai)), "data_retrieve", id);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_retrieve(int32_t id, void* host, void* tgt, int64_t size) {
+  if (!validDevice(id, "data_retrieve")) return abi::kOffloadFail;
+  return runSync("data_retrieve", id, [&](AsyncQueue& q) { return client().retrieve(id, host, tgt, size, q); });
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_exchange_async(int32_t src, void* srcPtr, int32_t dst, void* dstPtr, int64_t size,
+                                                   __tgt_async_info* ai) {
+  if (!validDevice(src, "data_exchange") || !validDevice(dst, "data_exchange")) return abi::kOffloadFail;
+  return report(client().exchange(src, srcPtr, dst, dstPtr, size, queueOf(ai)), "data_exchange", src);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_exchange(int32_t src, void* srcPtr, int32_t dst, void* dstPtr, int64_t size) {
+  if (!validDevice(src, "data_exchange") || !validDevice(dst, "data_exchange")) return abi::kOffloadFail;
+  return runSync("data_exchange", src,
+                 [&](AsyncQueue& q) { return client().exchange(src, srcPtr, dst, dstPtr, size, q); });
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_launch_kernel(int32_t id, void* entry, void** args, ptrdiff_t* offsets,
+                                             KernelArgsTy* ka, __tgt_async_info* ai) {
+  if (!validDevice(id, "launch_kernel")) return abi::kOffloadFail;
+  if (!ai) return runSync("launch_kernel", id, [&](AsyncQueue& q) { return client().launch(id, entry, args, offsets, ka, q); });
+  return report(client().launch(id, entry, args, offsets, ka, queueOf(ai)), "launch_kernel", id);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info* ai) {
+  if (!ai->Queue) return abi::kOffloadSuccess;
+  auto* q = static_cast<AsyncQueue*>(ai->Queue);
+  Status st = client().synchronize(*q);
+  delete q;
+  ai->Queue = nullptr;
+  if (!st) log::error(log::Offload, "synchronize: %s", st.message().c_str());
+  return st ? abi::kOffloadSuccess : abi::kOffloadFail;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info* ai) {
+  if (!ai->Queue) return abi::kOffloadSuccess;
+  auto* q = static_cast<AsyncQueue*>(ai->Queue);
+  auto done = client().query(*q);
+  if (done && !*done) return abi::kOffloadSuccess;  // still running: Queue stays set
+  delete q;
+  ai->Queue = nullptr;
+  if (!done) {
+    log::error(log::Offload, "nowait region: %s", done.status().message().c_str());
+    return abi::kOffloadFail;
+  }
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT void __tgt_rtl_print_device_info(int32_t id) {
+  Client* c = Client::instance();
+  if (!c || id < 0 || id >= c->numDevices()) return;
+  const DeviceEntry& e = c->entry(id);
+  std::printf("    Ferry remote device\n");
+  std::printf("    %-22s %d\n", "Global index", e.index);
+  std::printf("    %-22s %d\n", "Served by rank", e.rank);
+  std::printf("    %-22s %s\n", "Host", e.host.c_str());
+  std::printf("    %-22s %d\n", "Node", e.node);
+  std::printf("    %-22s %s\n", "Kind", service::deviceKindName(e.kind));
+  std::printf("    %-22s %s\n", "Memory", parse::formatSize(e.memoryBytes).c_str());
+  std::printf("    %-22s %s\n", "Details", e.description.c_str());
+  std::fflush(stdout);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_create_event(int32_t id, void** event) {
+  *event = new Event{id};
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_record_event(int32_t id, void* event, __tgt_async_info*) {
+  // Every op this queue sent to `id` is already in that device's in-order stream; the
+  // event marks that stream.
+  static_cast<Event*>(event)->device = id;
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_wait_event(int32_t id, void* event, __tgt_async_info*) {
+  int on = static_cast<Event*>(event)->device;
+  if (on == id) return abi::kOffloadSuccess;  // later ops on the same stream come after it
+  if (!validDevice(on, "wait_event")) return abi::kOffloadFail;
+  return report(client().syncDevice(on), "wait_event", on);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_sync_event(int32_t id, void* event) {
+  int on = static_cast<Event*>(event)->device;
+  if (!validDevice(on, "sync_event")) return abi::kOffloadFail;
+  return report(client().syncDevice(on), "sync_event", on);
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_destroy_event(int32_t, void* event) {
+  delete static_cast<Event*>(event);
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_register_lib(__tgt_bin_desc*) {
+  gRegisteredLibs.fetch_add(1);
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_unregister_lib(__tgt_bin_desc*) {
+  // The last library to go ends the job: later calls from libomptarget find no device work.
+  if (gRegisteredLibs.fetch_sub(1) == 1) stopOffload();
+  return abi::kOffloadSuccess;
+}

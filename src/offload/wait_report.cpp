@@ -1,0 +1,51 @@
+#include "offload/wait_report.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "platform/log.h"
+
+namespace ferry::offload {
+namespace {
+
+// A fixed buffer: the handler may only use async-signal-safe calls (write).
+char gWait[1024];
+std::atomic<bool> gWaiting{false};
+char gPrefix[256];
+
+void onTermination(int sig) {
+  if (gWaiting.load()) {
+    char line[1400];
+    int n = std::snprintf(line, sizeof line,
+                          "%sterminated by signal %d while waiting for %s; the launcher ends the job when a rank "
+                          "dies, so a serving rank has probably failed (see the launcher's message)\n",
+                          gPrefix, sig, gWait);
+    if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<size_t>(n));
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
+
+void noteWait(const std::string& what) {
+  std::snprintf(gWait, sizeof gWait, "%s", what.c_str());
+  gWaiting.store(true);
+}
+
+void clearWait() { gWaiting.store(false); }
+
+void installTerminationReport() {
+  std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR offload: ", log::rank(),
+                log::hostName().c_str(), getpid());
+  struct sigaction sa {};
+  sa.sa_handler = onTermination;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+}  // namespace ferry::offload

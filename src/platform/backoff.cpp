@@ -1,0 +1,40 @@
+#include "platform/backoff.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include "platform/clock.h"
+#include "platform/config.h"
+
+namespace ferry {
+namespace {
+constexpr uint32_t kYieldsBeforeSleep = 64;
+constexpr uint32_t kMaxSleepUs = 1000;
+
+uint64_t configuredSpinNs() { return static_cast<uint64_t>(config().seconds(Knob::SpinTime) * 1e9); }
+}  // namespace
+
+Backoff::Backoff(uint64_t spinNs) : spinNs_(spinNs) {}
+Backoff::Backoff() : Backoff(configuredSpinNs()) {}
+
+void Backoff::reset() {
+  idleSinceNs_ = 0;
+  sleepUs_ = 0;
+  yields_ = 0;
+}
+
+void Backoff::idle() {
+  uint64_t now = nowNs();
+  if (idleSinceNs_ == 0) idleSinceNs_ = now;
+  if (now - idleSinceNs_ < spinNs_) return;  // still in the spin phase
+  if (yields_ < kYieldsBeforeSleep) {
+    ++yields_;
+    sched_yield();
+    return;
+  }
+  sleepUs_ = sleepUs_ == 0 ? 1 : (sleepUs_ * 2 > kMaxSleepUs ? kMaxSleepUs : sleepUs_ * 2);
+  timespec ts{0, static_cast<long>(sleepUs_) * 1000};
+  nanosleep(&ts, nullptr);
+}
+
+}  // namespace ferry

@@ -1,0 +1,27 @@
+// How a thread waits for something another process will do. It busy-polls for
+// FERRY_SPIN_TIME (lowest latency), then yields, then sleeps with exponential backoff up to
+// 1 ms, so that waiting ranks leave the cores to ranks that compute: on a node with more
+// ranks than cores, a spinning server would otherwise slow down the kernels it serves.
+#pragma once
+
+#include <cstdint>
+
+namespace ferry {
+
+class Backoff {
+ public:
+  explicit Backoff(uint64_t spinNs);
+  Backoff();  // uses FERRY_SPIN_TIME
+  // Call after each poll that found nothing to do.
+  void idle();
+  // Call after each poll that made progress: the next wait starts hot again.
+  void reset();
+
+ private:
+  uint64_t spinNs_;
+  uint64_t idleSinceNs_ = 0;
+  uint32_t sleepUs_ = 0;
+  uint32_t yields_ = 0;
+};
+
+}  // namespace ferry

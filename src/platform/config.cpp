@@ -1,0 +1,189 @@
+#include "platform/config.h"
+
+#include <mutex>
+#include <optional>
+
+#include "platform/parse.h"
+
+extern char** environ;
+
+namespace ferry {
+namespace {
+
+std::string describeExpected(const KnobSpec& spec) {
+  switch (spec.type) {
+    case KnobType::Bool: return "a boolean (1/0, true/false, yes/no, on/off)";
+    case KnobType::Int: return "an integer from " + std::to_string(spec.min) + " to " + std::to_string(spec.max);
+    case KnobType::Count:
+      return "'all' or an integer from " + std::to_string(spec.min) + " to " + std::to_string(spec.max);
+    case KnobType::Size:
+      return "a size such as 4096, 64K or 1M, at most " +
+             (spec.max == INT64_MAX ? std::string("unlimited") : parse::formatSize(spec.max));
+    case KnobType::Duration:
+      return "a duration such as 500ms, 30s or 2m, from " + parse::formatSeconds(spec.min / 1e3) + " to " +
+             parse::formatSeconds(spec.max / 1e3);
+    case KnobType::Enum: return std::string("one of ") + spec.choices;
+    case KnobType::String: return "a string";
+  }
+  return "?";
+}
+
+bool enumContains(const char* choices, std::string_view v) {
+  std::string_view all(choices);
+  while (!all.empty()) {
+    size_t bar = all.find('|');
+    if (all.substr(0, bar) == v) return true;
+    if (bar == std::string_view::npos) break;
+    all.remove_prefix(bar + 1);
+  }
+  return false;
+}
+
+std::string closestKnob(std::string_view name) {
+  std::string best;
+  size_t bestDist = SIZE_MAX;
+  for (const auto& spec : knobTable()) {
+    size_t d = parse::editDistance(name, spec.name);
+    if (d < bestDist) { bestDist = d; best = spec.name; }
+  }
+  return bestDist <= 4 ? best : std::string();
+}
+
+}  // namespace
+
+const char* knobTypeName(KnobType t) {
+  switch (t) {
+    case KnobType::Bool: return "bool";
+    case KnobType::Int: return "int";
+    case KnobType::Count: return "count";
+    case KnobType::Size: return "size";
+    case KnobType::Duration: return "duration";
+    case KnobType::Enum: return "enum";
+    case KnobType::String: return "string";
+  }
+  return "?";
+}
+
+Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value& out) {
+  auto bad = [&] {
+    return Status(Errc::InvalidArgument, std::string(spec.name) + "='" + std::string(text) +
+                                             "' is invalid: expected " + describeExpected(spec));
+  };
+  out.s = std::string(text);
+  switch (spec.type) {
+    case KnobType::Bool: {
+      auto v = parse::boolean(text);
+      if (!v) return bad();
+      out.i = *v;
+      return {};
+    }
+    case KnobType::Count:
+      if (text == "all") { out.i = -1; return {}; }
+      [[fallthrough]];
+    case KnobType::Int: {
+      auto v = parse::integer(text);
+      if (!v || *v < spec.min || *v > spec.max) return bad();
+      out.i = *v;
+      return {};
+    }
+    case KnobType::Size: {
+      auto v = parse::size(text);
+      if (!v || *v > static_cast<uint64_t>(spec.max) || *v < static_cast<uint64_t>(spec.min)) return bad();
+      out.i = static_cast<int64_t>(*v);
+      return {};
+    }
+    case KnobType::Duration: {
+      auto v = parse::seconds(text);
+      if (!v || *v * 1e3 < spec.min || *v * 1e3 > spec.max) return bad();
+      out.d = *v;
+      return {};
+    }
+    case KnobType::Enum:
+      if (!enumContains(spec.choices, text)) return bad();
+      return {};
+    case KnobType::String:
+      return {};
+  }
+  return bad();
+}
+
+Config::Config() : values_(knobTable().size()) {}
+
+Config Config::defaults() {
+  Config cfg;
+  for (const auto& spec : knobTable()) {
+    Status st = parseKnobValue(spec, spec.defaultValue, cfg.values_[idx(spec.key)]);
+    if (!st) std::abort();  // a bad default is a bug in the table; the unit tests catch it
+  }
+  return cfg;
+}
+
+Result<Config> Config::fromEntries(std::span<const std::string> env) {
+  Config cfg = defaults();
+  std::string errors;
+  for (const std::string& entry : env) {
+    if (entry.rfind("FERRY_", 0) != 0) continue;
+    size_t eq = entry.find('=');
+    std::string name = entry.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+    const KnobSpec* spec = nullptr;
+    for (const auto& s : knobTable())
+      if (name == s.name) spec = &s;
+    if (!spec) {
+      std::string hint = closestKnob(name);
+      cfg.warnings_.push_back("unknown setting " + name + " is ignored" +
+                              (hint.empty() ? std::string() : " (did you mean " + hint + "?)") +
+                              "; `ferry info --config` lists the settings");
+      continue;
+    }
+    Value& v = cfg.values_[idx(spec->key)];
+    Status st = parseKnobValue(*spec, value, v);
+    if (!st) {
+      errors += (errors.empty() ? "" : "; ") + st.message();
+      continue;
+    }
+    v.fromEnv = true;
+  }
+  if (!errors.empty()) return Status(Errc::InvalidArgument, errors);
+  return cfg;
+}
+
+Result<Config> Config::fromEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e)
+    if (std::string_view(*e).rfind("FERRY_", 0) == 0) env.emplace_back(*e);
+  return fromEntries(env);
+}
+
+namespace {
+std::mutex gConfigMutex;
+Config* gConfig = nullptr;  // never freed: plugins are called after static destructors ran
+std::optional<Status> gConfigStatus;
+}  // namespace
+
+Status initGlobalConfig() {
+  std::lock_guard lock(gConfigMutex);
+  if (gConfigStatus) return *gConfigStatus;
+  auto cfg = Config::fromEnvironment();
+  if (cfg) {
+    gConfig = new Config(std::move(cfg.value()));
+    gConfigStatus = Status();
+  } else {
+    gConfig = new Config(Config::defaults());
+    gConfigStatus = cfg.takeStatus();
+  }
+  return *gConfigStatus;
+}
+
+const Config& config() {
+  if (!gConfig) (void)initGlobalConfig();
+  return *gConfig;
+}
+
+void setGlobalConfigForTesting(const Config& cfg) {
+  std::lock_guard lock(gConfigMutex);
+  gConfig = new Config(cfg);
+  gConfigStatus = Status();
+}
+
+}  // namespace ferry

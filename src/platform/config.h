@@ -1,0 +1,97 @@
+// The one registry of FERRY_* settings. Every knob is declared once, in config_table.cpp,
+// with its type, default and help text; `ferry info --config` prints that table.
+// Invalid values are rejected with a message that names the variable, and FERRY_* names
+// that are not in the table draw a warning with the closest known name.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ferry {
+
+enum class KnobType : uint8_t { Bool, Int, Count, Size, Duration, Enum, String };
+
+// Index into the registry. Keep in the same order as kKnobTable (checked at compile time).
+enum class Knob : uint16_t {
+  Log,
+  LogFile,
+  Timeout,
+  Heartbeat,
+  SpinTime,
+  VirtualNodes,
+  DevicesPerRank,
+  GpusPerRank,
+  Rank0Devices,
+  DeviceMemory,
+  EagerLimit,
+  ChunkSize,
+  PipelineDepth,
+  Shm,
+  Count_  // number of knobs; not a knob
+};
+
+struct KnobSpec {
+  Knob key;
+  const char* name;
+  KnobType type;
+  const char* defaultValue;
+  const char* choices;  // Enum: "a|b|c"; otherwise nullptr
+  int64_t min, max;     // Int/Count/Size bounds (inclusive); Duration in milliseconds
+  const char* subsystem;
+  const char* help;
+};
+
+std::span<const KnobSpec> knobTable();
+const KnobSpec& knobSpec(Knob k);
+const char* knobTypeName(KnobType t);
+
+// A parsed, validated snapshot of the environment.
+class Config {
+ public:
+  // Parses `env` entries ("NAME=VALUE"). Invalid values make the whole load fail with one
+  // message per bad variable; unknown FERRY_* names are returned as warnings.
+  static Result<Config> fromEntries(std::span<const std::string> env);
+  static Result<Config> fromEnvironment();
+  static Config defaults();
+
+  bool flag(Knob k) const { return values_[idx(k)].i != 0; }
+  int64_t integer(Knob k) const { return values_[idx(k)].i; }
+  uint64_t size(Knob k) const { return static_cast<uint64_t>(values_[idx(k)].i); }
+  double seconds(Knob k) const { return values_[idx(k)].d; }
+  const std::string& text(Knob k) const { return values_[idx(k)].s; }
+  // Count knobs: "all" is stored as -1.
+  bool isAll(Knob k) const { return values_[idx(k)].i == -1; }
+  // Whether the value came from the environment rather than the default.
+  bool isSet(Knob k) const { return values_[idx(k)].fromEnv; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  struct Value {
+    int64_t i = 0;
+    double d = 0;
+    std::string s;
+    bool fromEnv = false;
+  };
+  static size_t idx(Knob k) { return static_cast<size_t>(k); }
+  Config();
+  std::vector<Value> values_;
+  std::vector<std::string> warnings_;
+
+  friend Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value& out);
+};
+
+Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value& out);
+
+// Process-wide configuration. initGlobalConfig() parses the environment once and is
+// idempotent; each entry point (plugin, CLI, libraries) calls it and reports the error.
+Status initGlobalConfig();
+const Config& config();
+// For tests: replace the process-wide configuration.
+void setGlobalConfigForTesting(const Config& cfg);
+
+}  // namespace ferry

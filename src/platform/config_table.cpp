@@ -1,0 +1,60 @@
+// THE table of FERRY_* settings. Add a knob here and in the Knob enum, nowhere else.
+#include "platform/config.h"
+
+namespace ferry {
+namespace {
+
+constexpr int64_t kNoLimit = INT64_MAX;
+
+constexpr KnobSpec kKnobTable[] = {
+    {Knob::Log, "FERRY_LOG", KnobType::String, "warn", nullptr, 0, 0, "log",
+     "Log level and subsystems: LEVEL[,SUBSYS...]. Levels: error, warn, info, debug, trace. "
+     "Subsystems: init, config, comm, shm, offload, service, coll, bench, all (default all). "
+     "Example: FERRY_LOG=debug,comm,offload"},
+    {Knob::LogFile, "FERRY_LOG_FILE", KnobType::String, "", nullptr, 0, 0, "log",
+     "Write log lines to this file instead of stderr; %r becomes the rank, %h the host, %p the pid"},
+    {Knob::Timeout, "FERRY_TIMEOUT", KnobType::Duration, "30s", nullptr, 100, 86400000, "comm",
+     "Fault-detection timeout: a peer that answers neither requests nor liveness probes for this "
+     "long is declared dead and the job ends with an error"},
+    {Knob::Heartbeat, "FERRY_HEARTBEAT", KnobType::Duration, "1s", nullptr, 10, 3600000, "comm",
+     "While waiting on a peer, probe its liveness this often"},
+    {Knob::SpinTime, "FERRY_SPIN_TIME", KnobType::Duration, "50us", nullptr, 0, 10000, "comm",
+     "How long a waiting thread busy-polls before it yields and then sleeps with backoff; "
+     "0 yields at once (best when ranks outnumber cores)"},
+    {Knob::VirtualNodes, "FERRY_VIRTUAL_NODES", KnobType::Int, "1", nullptr, 1, 4096, "comm",
+     "Split the ranks of each physical node into this many virtual nodes (contiguous blocks of "
+     "node-local ranks) so that inter-node paths run on one machine"},
+    {Knob::DevicesPerRank, "FERRY_DEVICES_PER_RANK", KnobType::Int, "1", nullptr, 0, 4, "offload",
+     "CPU devices each serving rank exposes, taken from the stock LLVM host plugin (at most 4)"},
+    {Knob::GpusPerRank, "FERRY_GPUS_PER_RANK", KnobType::Count, "all", nullptr, 0, 64, "offload",
+     "GPU devices each serving rank exposes through the stock CUDA plugin: a number or 'all'"},
+    {Knob::Rank0Devices, "FERRY_RANK0_DEVICES", KnobType::Bool, "0", nullptr, 0, 0, "offload",
+     "Also expose rank 0's own devices (served by a thread inside rank 0); needed for 1-rank runs"},
+    {Knob::DeviceMemory, "FERRY_DEVICE_MEMORY", KnobType::Size, "0", nullptr, 0, kNoLimit, "service",
+     "Memory of each CPU device; 0 means the node's physical memory divided among the devices "
+     "served on that node"},
+    {Knob::EagerLimit, "FERRY_EAGER_LIMIT", KnobType::Size, "8K", nullptr, 0, 32768, "comm",
+     "Transfers up to this size travel inside the control message; larger ones use the "
+     "chunked data path"},
+    {Knob::ChunkSize, "FERRY_CHUNK_SIZE", KnobType::Size, "1M", nullptr, 4096, 1LL << 30, "comm",
+     "Chunk size of pipelined transfers over MPI"},
+    {Knob::PipelineDepth, "FERRY_PIPELINE_DEPTH", KnobType::Int, "8", nullptr, 1, 1024, "comm",
+     "Chunks in flight per pipelined transfer"},
+    {Knob::Shm, "FERRY_SHM", KnobType::Enum, "auto", "auto|cma|off", 0, 0, "shm",
+     "Same-node data path: cma (process_vm_readv/writev, single copy), off (MPI), or auto "
+     "(cma when the kernel allows it, else MPI)"},
+};
+
+constexpr bool tableMatchesEnum() {
+  for (size_t i = 0; i < std::size(kKnobTable); ++i)
+    if (static_cast<size_t>(kKnobTable[i].key) != i) return false;
+  return std::size(kKnobTable) == static_cast<size_t>(Knob::Count_);
+}
+static_assert(tableMatchesEnum(), "kKnobTable must list every Knob in enum order");
+
+}  // namespace
+
+std::span<const KnobSpec> knobTable() { return kKnobTable; }
+const KnobSpec& knobSpec(Knob k) { return kKnobTable[static_cast<size_t>(k)]; }
+
+}  // namespace ferry

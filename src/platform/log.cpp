@@ -1,0 +1,169 @@
+#include "platform/log.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace ferry::log {
+namespace detail {
+std::atomic<uint8_t> gLevel{static_cast<uint8_t>(Level::Warn)};
+std::atomic<uint32_t> gSubs{Sub::All};
+}  // namespace detail
+
+namespace {
+
+struct NamedSub { const char* name; uint32_t bit; };
+constexpr NamedSub kSubs[] = {{"init", Init},       {"config", Config},   {"comm", Comm},
+                              {"shm", Shm},         {"offload", Offload}, {"service", Service},
+                              {"coll", Coll},       {"bench", Bench},     {"all", All}};
+constexpr const char* kLevelNames[] = {"none", "error", "warn", "info", "debug", "trace"};
+constexpr const char* kLevelTags[] = {"", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"};
+
+std::atomic<int> gRank{-1};
+std::mutex gWriteMutex;
+FILE* gOut = nullptr;  // nullptr means stderr
+
+int launcherRank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  return -1;
+}
+
+}  // namespace
+
+Status configure(std::string_view spec) {
+  Level level = Level::Warn;
+  uint32_t subs = 0;
+  bool first = true;
+  while (true) {
+    size_t comma = spec.find(',');
+    std::string_view word = spec.substr(0, comma);
+    bool matched = false;
+    if (first) {
+      for (size_t i = 1; i < std::size(kLevelNames); ++i)
+        if (word == kLevelNames[i]) { level = static_cast<Level>(i); matched = true; }
+    }
+    if (!matched) {
+      for (const auto& s : kSubs)
+        if (word == s.name) { subs |= s.bit; matched = true; }
+    }
+    if (!matched && !word.empty())
+      return Status(Errc::InvalidArgument,
+                    "FERRY_LOG: unknown level or subsystem '" + std::string(word) +
+                        "'; expected LEVEL[,SUBSYS...] with LEVEL in error|warn|info|debug|trace "
+                        "and SUBSYS in init|config|comm|shm|offload|service|coll|bench|all");
+    first = false;
+    if (comma == std::string_view::npos) break;
+    spec.remove_prefix(comma + 1);
+  }
+  detail::gLevel = static_cast<uint8_t>(level);
+  detail::gSubs = subs ? subs : Sub::All;
+  return {};
+}
+
+Status setFile(std::string_view pattern) {
+  if (pattern.empty()) return {};
+  std::string path;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size()) {
+      char c = pattern[++i];
+      if (c == 'r') path += std::to_string(rank());
+      else if (c == 'h') path += hostName();
+      else if (c == 'p') path += std::to_string(getpid());
+      else path += c;
+    } else {
+      path += pattern[i];
+    }
+  }
+  FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) return Status(Errc::InvalidArgument, "FERRY_LOG_FILE: cannot open '" + path + "': " + std::strerror(errno));
+  std::setvbuf(f, nullptr, _IOLBF, 0);
+  std::lock_guard lock(gWriteMutex);
+  gOut = f;
+  return {};
+}
+
+void setRank(int r) { gRank = r; }
+
+int rank() {
+  int r = gRank.load();
+  return r >= 0 ? r : launcherRank();
+}
+
+const std::string& hostName() {
+  static const std::string* name = [] {
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    return new std::string(buf);
+  }();
+  return *name;
+}
+
+const char* subName(uint32_t sub) {
+  for (const auto& s : kSubs)
+    if (s.bit == sub) return s.name;
+  return "ferry";
+}
+
+void vwrite(Level level, uint32_t sub, const char* fmt, va_list ap) {
+  char msg[2048];
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  char line[2400];
+  int r = rank();
+  std::snprintf(line, sizeof line, "[ferry rank=%s host=%s pid=%d] %s %s: %s\n",
+                r >= 0 ? std::to_string(r).c_str() : "?", hostName().c_str(), getpid(),
+                kLevelTags[static_cast<int>(level)], subName(sub), msg);
+  std::lock_guard lock(gWriteMutex);
+  std::fputs(line, gOut ? gOut : stderr);
+}
+
+void write(Level level, uint32_t sub, const char* fmt, ...) {
+  if (!enabled(level, sub)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite(level, sub, fmt, ap);
+  va_end(ap);
+}
+
+// The per-level entry points differ only in their level; va_list cannot be forwarded
+// through a template without the same boilerplate, so they are spelled out.
+void error(uint32_t sub, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite(Level::Error, sub, fmt, ap);
+  va_end(ap);
+}
+void warn(uint32_t sub, const char* fmt, ...) {
+  if (!enabled(Level::Warn, sub)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite(Level::Warn, sub, fmt, ap);
+  va_end(ap);
+}
+void info(uint32_t sub, const char* fmt, ...) {
+  if (!enabled(Level::Info, sub)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite(Level::Info, sub, fmt, ap);
+  va_end(ap);
+}
+void debug(uint32_t sub, const char* fmt, ...) {
+  if (!enabled(Level::Debug, sub)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite(Level::Debug, sub, fmt, ap);
+  va_end(ap);
+}
+void trace(uint32_t sub, const char* fmt, ...) {
+  if (!enabled(Level::Trace, sub)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite(Level::Trace, sub, fmt, ap);
+  va_end(ap);
+}
+
+}  // namespace ferry::log

@@ -1,0 +1,63 @@
+// Levelled, per-subsystem logging in the spirit of NCCL_DEBUG / NCCL_DEBUG_SUBSYS.
+// FERRY_LOG=LEVEL[,SUBSYS...]. Every line carries rank, host and pid, so that the merged
+// stderr of a whole job can be read. A disabled line costs one load and one branch.
+#pragma once
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "platform/status.h"
+
+namespace ferry::log {
+
+enum class Level : uint8_t { None = 0, Error, Warn, Info, Debug, Trace };
+
+enum Sub : uint32_t {
+  Init = 1u << 0,
+  Config = 1u << 1,
+  Comm = 1u << 2,
+  Shm = 1u << 3,
+  Offload = 1u << 4,
+  Service = 1u << 5,
+  Coll = 1u << 6,
+  Bench = 1u << 7,
+  All = 0xffffffffu,
+};
+
+// Parses a FERRY_LOG value ("debug,comm,offload"); an unknown word is an error.
+Status configure(std::string_view spec);
+// Log to a file instead of stderr (FERRY_LOG_FILE, with %r/%h/%p expanded).
+Status setFile(std::string_view pattern);
+// Rank to print in each line; until it is known, the launcher's rank variable is used.
+void setRank(int rank);
+int rank();
+const std::string& hostName();
+
+namespace detail {
+extern std::atomic<uint8_t> gLevel;
+extern std::atomic<uint32_t> gSubs;
+}  // namespace detail
+
+inline bool enabled(Level level, uint32_t sub) {
+  auto l = static_cast<Level>(detail::gLevel.load(std::memory_order_relaxed));
+  if (level > l) return false;
+  // Warnings and errors are never filtered by subsystem.
+  return level <= Level::Warn || (detail::gSubs.load(std::memory_order_relaxed) & sub);
+}
+
+void vwrite(Level level, uint32_t sub, const char* fmt, va_list ap);
+void write(Level level, uint32_t sub, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+// One function per level; each checks enabled() before formatting anything.
+void error(uint32_t sub, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void warn(uint32_t sub, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void info(uint32_t sub, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void debug(uint32_t sub, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void trace(uint32_t sub, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+const char* subName(uint32_t sub);
+
+}  // namespace ferry::log

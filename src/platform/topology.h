@@ -1,0 +1,26 @@
+// What this node looks like, through hwloc: cores, memory, and this process's binding.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ferry {
+
+struct NodeTopology {
+  int cores = 1;             // physical cores on the node
+  int pus = 1;               // hardware threads on the node
+  int numaNodes = 1;
+  uint64_t memoryBytes = 0;  // physical memory on the node
+  int boundPus = 0;          // hardware threads this process is bound to
+  bool bound = false;        // bound to a strict subset of the node
+  std::string bindingText;   // e.g. "0-1" (hwloc list syntax)
+};
+
+// Loads the topology once per process (hwloc discovery costs milliseconds).
+const NodeTopology& nodeTopology();
+
+// Threads a kernel should use on a serving rank: the PUs this rank is bound to, or, when it
+// is not bound, its fair share of the node's cores among `ranksOnNode` ranks.
+int kernelThreads(const NodeTopology& topo, int ranksOnNode, int devicesOnRank);
+
+}  // namespace ferry

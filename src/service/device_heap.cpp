@@ -1,0 +1,41 @@
+#include "service/device_heap.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "platform/parse.h"
+
+namespace ferry::service {
+
+DeviceHeap::~DeviceHeap() {
+  if (base_) munmap(base_, size_);
+}
+
+Status DeviceHeap::reserve(uint64_t bytes) {
+  long page = sysconf(_SC_PAGESIZE);
+  bytes = (bytes + page - 1) / page * page;
+  // MAP_NORESERVE: reserve address space only; memory is committed as pages are touched.
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    return Status(Errc::OutOfMemory, "cannot reserve " + parse::formatSize(bytes) +
+                                         " of address space for device memory: " + std::strerror(errno) +
+                                         "; set FERRY_DEVICE_MEMORY to a smaller size");
+  base_ = p;
+  size_ = bytes;
+  return {};
+}
+
+Status DeviceHeap::release(uint64_t addr, uint64_t len) {
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t begin = (addr + page - 1) / page * page;
+  uint64_t end = (addr + len) / page * page;
+  if (end <= begin) return {};
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) != 0)
+    return Status(Errc::Internal, std::string("madvise(MADV_DONTNEED) failed: ") + std::strerror(errno));
+  return {};
+}
+
+}  // namespace ferry::service

@@ -1,0 +1,17 @@
+// Finds the devices this rank serves: CPU devices from the stock LLVM host plugin
+// (FERRY_DEVICES_PER_RANK of them), each with its share of the node's memory and cores.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "comm/world.h"
+#include "service/local_device.h"
+
+namespace ferry::service {
+
+// `servingRanksOnNode`: how many ranks of this physical node serve devices (they share the
+// node's memory and cores).
+Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servingRanksOnNode);
+
+}  // namespace ferry::service

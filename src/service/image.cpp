@@ -1,0 +1,64 @@
+#include "service/image.h"
+
+#include <elf.h>
+
+#include <cstring>
+
+#include "comm/wire.h"
+#include "service/omptarget_abi.h"
+
+namespace ferry::service {
+
+std::vector<uint8_t> packImage(const ImageRecord& image) {
+  std::vector<uint8_t> out;
+  comm::WireWriter w(out);
+  w.put<uint32_t>(static_cast<uint32_t>(image.entries.size()));
+  for (const auto& e : image.entries) w.str(e.name).put(e.size).put(e.flags);
+  w.put<uint64_t>(image.elf.size()).bytes(image.elf.data(), image.elf.size());
+  return out;
+}
+
+Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len) {
+  comm::WireReader r(data, len);
+  ImageRecord img;
+  img.id = id;
+  uint32_t n = 0;
+  if (!r.get(n) || n > 1u << 20) return Status(Errc::Protocol, "image " + std::to_string(id) + ": bad entry count");
+  img.entries.resize(n);
+  for (auto& e : img.entries)
+    if (!r.str(e.name, 4096) || !r.get(e.size) || !r.get(e.flags))
+      return Status(Errc::Protocol, "image " + std::to_string(id) + ": truncated entry table");
+  uint64_t elfLen = 0;
+  const uint8_t* p = nullptr;
+  if (!r.get(elfLen) || !r.view(p, elfLen) || r.remaining() != 0)
+    return Status(Errc::Protocol, "image " + std::to_string(id) + ": truncated ELF payload");
+  img.elf.assign(p, p + elfLen);
+  if (imageHash(img.elf.data(), img.elf.size()) != id)
+    return Status(Errc::Protocol, "image " + std::to_string(id) + ": checksum mismatch, the bytes were corrupted");
+  return img;
+}
+
+Status checkElf(const uint8_t* data, size_t len) {
+  if (len < sizeof(Elf64_Ehdr)) return Status(Errc::LoadFailed, "image is " + std::to_string(len) + " bytes, too small for an ELF header");
+  Elf64_Ehdr h;
+  std::memcpy(&h, data, sizeof h);
+  if (std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) return Status(Errc::LoadFailed, "image is not an ELF file");
+  if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB)
+    return Status(Errc::LoadFailed, "image is not a 64-bit little-endian ELF");
+  if (h.e_machine != abi::kElfMachineX86_64)
+    return Status(Errc::LoadFailed, "image is for ELF machine " + std::to_string(h.e_machine) + ", not x86_64 (62)");
+  if (h.e_type != ET_DYN) return Status(Errc::LoadFailed, "image is not a shared object (ET_DYN)");
+  if (h.e_shoff > len || h.e_phoff > len) return Status(Errc::LoadFailed, "image is truncated (headers point past its end)");
+  return {};
+}
+
+uint64_t imageHash(const uint8_t* data, size_t len) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; ++i) {
+    h ^= data[i];
+    h *= 1099511628211ull;
+  }
+  return h ? h : 1;  // 0 means "no image" on the wire
+}
+
+}  // namespace ferry::service

@@ -1,0 +1,38 @@
+// A device image as a serving rank holds it: the inner ELF that clang-16 produced for the
+// x86_64 offload target, plus the offload entries (kernels and declare-target globals) that
+// name what the host will ask for. Rank 0 ships the bytes once per rank; every device of the
+// rank then loads its own copy (its own globals).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ferry::service {
+
+struct ImageEntry {
+  std::string name;
+  uint64_t size = 0;   // 0 for kernels, the byte size for globals
+  int32_t flags = 0;
+};
+
+struct ImageRecord {
+  uint64_t id = 0;
+  std::vector<uint8_t> elf;
+  std::vector<ImageEntry> entries;
+};
+
+// Serialisation of an image for the LoadImage transfer: entries first, then the ELF.
+std::vector<uint8_t> packImage(const ImageRecord& image);
+Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len);
+
+// Checks that the bytes are a loadable x86_64 shared object (ELF64, little-endian, ET_DYN,
+// EM_X86_64) and says what is wrong when they are not.
+Status checkElf(const uint8_t* data, size_t len);
+
+// 64-bit FNV-1a of the bytes: an image's identity across ranks.
+uint64_t imageHash(const uint8_t* data, size_t len);
+
+}  // namespace ferry::service

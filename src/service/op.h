@@ -1,0 +1,51 @@
+// One operation in a device's stream, as the server tracks it from arrival to completion.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "comm/mpi_pipe.h"
+#include "comm/protocol.h"
+#include "service/worker.h"
+
+namespace ferry::service {
+
+struct Range {
+  uint64_t begin = 0, end = 0;  // [begin, end); empty when begin == end
+  bool overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
+  bool empty() const { return begin == end; }
+};
+
+struct Op {
+  enum class State : uint8_t { Pending, Running, Done };
+
+  comm::MsgType type{};
+  int client = 0;     // rank that issued it
+  uint64_t seq = 0;
+  comm::Body body;
+  std::vector<uint8_t> payload;  // inline bytes, copied out of the receive slot
+
+  State state = State::Pending;
+  // Hazards: an op may start only when no earlier unfinished op conflicts with it.
+  Range reads, writes;
+  bool barrier = false;
+
+  // Running state, depending on the kind of op.
+  std::optional<comm::MpiPipe> pipe;
+  std::shared_ptr<Completion> job;  // work handed to the device's worker
+  bool awaitingRendezvous = false;  // same-node exchange: waiting for Rtr (send) or Fin (recv)
+  std::vector<uint8_t> staging;     // bytes of an image arriving through a pipe
+  std::vector<uint64_t> values;     // LoadImage: the table addresses to reply with
+
+  bool conflictsWith(const Op& later) const {
+    if (barrier || later.barrier) return true;
+    return writes.overlaps(later.reads) || writes.overlaps(later.writes) || reads.overlaps(later.writes);
+  }
+};
+
+// Sets an op's read and write ranges, or marks it a barrier, from its type.
+void classifyHazards(Op& op);
+
+}  // namespace ferry::service

@@ -1,0 +1,181 @@
+#include "service/server.h"
+
+#include <cstring>
+
+#include "comm/mpi_check.h"
+#include "comm/protocol.h"
+#include "platform/backoff.h"
+#include "platform/log.h"
+
+namespace ferry::service {
+namespace {
+constexpr int kInboxSlots = 8;
+constexpr int kMaxMessagesPerPoll = 16;
+}  // namespace
+
+Server::Server(comm::World& world, std::vector<std::unique_ptr<LocalDevice>> devices)
+    : world_(world),
+      inbox_(world.comm(), kInboxSlots, comm::kMaxControlMessage, comm::kControlTag),
+      outbox_(world.comm()) {
+  for (auto& d : devices) {
+    DeviceState s;
+    s.dev = std::move(d);
+    devices_.push_back(std::move(s));
+  }
+  // With one device the server thread runs kernels itself (lowest latency); with several,
+  // each device gets a worker so that their kernels overlap.
+  if (devices_.size() > 1)
+    for (auto& d : devices_) d.worker = std::make_unique<Worker>();
+}
+
+Server::~Server() { inbox_.close(); }
+
+Status Server::run() {
+  Backoff backoff;
+  while (true) {
+    bool progressed = false;
+    for (int i = 0; i < kMaxMessagesPerPoll; ++i) {
+      auto in = inbox_.poll();
+      if (!in) return in.takeStatus();
+      if (!in->has_value()) break;
+      progressed = true;
+      Status st = dispatch(**in);
+      if (Status rel = inbox_.release(**in); !rel) return rel;
+      if (!st) return st;
+    }
+    bool busy = false;
+    for (uint32_t d = 0; d < devices_.size(); ++d) {
+      progressed |= advance(d);
+      busy |= !devices_[d].ops.empty();
+    }
+    if (Status st = outbox_.reap(); !st) return st;
+    if (shutdown_ && !busy && outbox_.pending() == 0) return {};
+    if (progressed) backoff.reset();
+    else backoff.idle();
+  }
+}
+
+Status Server::dispatch(const comm::Incoming& in) {
+  auto msg = comm::decode(in.data, in.len);
+  if (!msg) {
+    // A message we cannot parse cannot be answered either; say so and carry on serving.
+    log::error(log::Service, "dropping a message from rank %d: %s", in.source, msg.status().message().c_str());
+    return {};
+  }
+  switch (msg->header.type) {
+    case comm::MsgType::Shutdown:
+      log::debug(log::Service, "shutdown requested by rank %d", in.source);
+      shutdown_ = true;
+      return {};
+    case comm::MsgType::Rtr:
+      deliverRtr(in.source, std::get<comm::RtrMsg>(msg->body));
+      return {};
+    case comm::MsgType::Fin:
+      deliverFin(in.source, std::get<comm::FinMsg>(msg->body));
+      return {};
+    case comm::MsgType::Reply:
+    case comm::MsgType::Ping:
+      log::error(log::Service, "unexpected %s message from rank %d on the control tag",
+                 comm::msgTypeName(msg->header.type), in.source);
+      return {};
+    default:
+      return enqueue(std::move(msg.value()), in.source);
+  }
+}
+
+Status Server::enqueue(comm::Message msg, int source) {
+  uint32_t dev = msg.header.device;
+  if (dev >= devices_.size()) {
+    Status st(Errc::NotFound, "rank " + std::to_string(world_.rank()) + " on host " + world_.self().host +
+                                  " serves " + std::to_string(devices_.size()) + " device(s) and has no local device " +
+                                  std::to_string(dev) + " (" + comm::msgTypeName(msg.header.type) + ")");
+    log::error(log::Service, "%s", st.message().c_str());
+    // Answer where the issuer waits for an answer, so that it fails instead of hanging.
+    int tag = 0;
+    if (auto* m = std::get_if<comm::InitDeviceMsg>(&msg.body)) tag = m->replyTag;
+    if (auto* m = std::get_if<comm::LoadImageMsg>(&msg.body)) tag = m->replyTag;
+    if (auto* m = std::get_if<comm::SyncMsg>(&msg.body)) tag = m->replyTag;
+    if (auto* m = std::get_if<comm::RetrieveMsg>(&msg.body)) tag = m->replyTag;
+    if (auto* m = std::get_if<comm::AllocMsg>(&msg.body)) tag = m->replyTag;
+    return tag ? reply(source, tag, msg.header.seq, st) : Status();
+  }
+  auto op = std::make_unique<Op>();
+  op->type = msg.header.type;
+  op->client = source;
+  op->seq = msg.header.seq;
+  op->body = std::move(msg.body);
+  // Inline bytes point into the receive slot, which is re-posted after dispatch: copy them.
+  auto keepInline = [&](const uint8_t*& p, uint64_t len) {
+    if (!p) return;
+    op->payload.assign(p, p + len);
+    p = op->payload.data();
+  };
+  if (auto* m = std::get_if<comm::SubmitMsg>(&op->body)) keepInline(m->inlineBytes, m->data.size);
+  if (auto* m = std::get_if<comm::LoadImageMsg>(&op->body)) keepInline(m->inlineBytes, m->data.size);
+  classifyHazards(*op);
+  devices_[dev].ops.push_back(std::move(op));
+  return {};
+}
+
+Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values,
+                     const void* data, size_t len) {
+  comm::ReplyMsg r;
+  r.code = st.code();
+  r.message = st.message();
+  r.values = std::move(values);
+  r.inlineSize = len;
+  return outbox_.send(client, tag, comm::encode(comm::MsgType::Reply, comm::kNoDevice, seq, r, data, len));
+}
+
+Status Server::sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size) {
+  comm::RtrMsg m{xfer, dst, size};
+  if (srcRank == world_.rank()) {
+    deliverRtr(srcRank, m);
+    return {};
+  }
+  return outbox_.send(srcRank, comm::kControlTag, comm::encode(comm::MsgType::Rtr, comm::kNoDevice, 0, m));
+}
+
+Status Server::sendFin(int dstRank, int32_t xfer, const Status& st) {
+  comm::FinMsg m{xfer, st.code(), st.message()};
+  if (dstRank == world_.rank()) {
+    deliverFin(dstRank, m);
+    return {};
+  }
+  return outbox_.send(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Fin, comm::kNoDevice, 0, m));
+}
+
+// The destination is ready: if the matching send has started, push the bytes now;
+// otherwise keep the Rtr until it starts.
+void Server::deliverRtr(int fromRank, const comm::RtrMsg& rtr) {
+  XferKey key{fromRank, rtr.xfer};
+  if (abandonedSends_.erase(key)) return;  // the send failed and already sent its Fin
+  auto it = sendsAwaitingRtr_.find(key);
+  if (it == sendsAwaitingRtr_.end()) {
+    earlyRtrs_[key] = rtr;
+    return;
+  }
+  auto [dev, op] = it->second;
+  sendsAwaitingRtr_.erase(it);
+  pushToRendezvousPeer(dev, *op, rtr);
+}
+
+void Server::deliverFin(int fromRank, const comm::FinMsg& fin) {
+  XferKey key{fromRank, fin.xfer};
+  auto it = recvsAwaitingFin_.find(key);
+  if (it == recvsAwaitingFin_.end()) {
+    // Only a failed sender can send its Fin before the receive has started.
+    earlyFins_[key] = fin;
+    return;
+  }
+  auto [dev, op] = it->second;
+  recvsAwaitingFin_.erase(it);
+  op->awaitingRendezvous = false;
+  op->pipe.reset();  // an MPI receive whose sender failed: its chunks will never come
+  Status st = fin.code == Errc::Ok ? Status()
+                                   : Status(fin.code, "the sending rank " + std::to_string(fromRank) +
+                                                          " failed: " + fin.message);
+  complete(dev, *op, std::move(st));
+}
+
+}  // namespace ferry::service

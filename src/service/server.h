@@ -1,0 +1,89 @@
+// The device server: what a serving rank runs instead of `main`. It receives control
+// messages, keeps one in-order stream of operations per local device, starts each operation
+// as soon as no earlier unfinished one conflicts with it (range hazards; kernels are
+// barriers), moves bytes over the path chosen for each peer, and replies where the issuer
+// waits. Errors are sticky per device and travel back in the next reply.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <set>
+#include <memory>
+#include <vector>
+
+#include "comm/mailbox.h"
+#include "comm/world.h"
+#include "platform/status.h"
+#include "service/image.h"
+#include "service/local_device.h"
+#include "service/op.h"
+#include "service/worker.h"
+
+namespace ferry::service {
+
+class Server {
+ public:
+  Server(comm::World& world, std::vector<std::unique_ptr<LocalDevice>> devices);
+  ~Server();
+
+  // Serves until rank 0 sends Shutdown, then returns. An error return means this rank can
+  // no longer serve (the caller ends the job).
+  Status run();
+  size_t numDevices() const { return devices_.size(); }
+  LocalDevice& device(size_t i) { return *devices_[i].dev; }
+
+ private:
+  struct DeviceState {
+    std::unique_ptr<LocalDevice> dev;
+    std::unique_ptr<Worker> worker;  // nullptr: heavy work runs inline on the server thread
+    std::deque<std::unique_ptr<Op>> ops;
+    Status error;                    // first failure; later replies carry it
+  };
+  using XferKey = std::pair<int, int32_t>;  // (peer rank, transfer id)
+
+  // server.cpp: the loop, message dispatch, replies, rendezvous.
+  Status dispatch(const comm::Incoming& in);
+  Status enqueue(comm::Message msg, int source);
+  void deliverRtr(int fromRank, const comm::RtrMsg& rtr);
+  void deliverFin(int fromRank, const comm::FinMsg& fin);
+  Status reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values = {},
+               const void* data = nullptr, size_t len = 0);
+  Status sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size);
+  Status sendFin(int dstRank, int32_t xfer, const Status& st);
+
+  // stream.cpp: the per-device stream.
+  bool advance(uint32_t dev);
+  void start(uint32_t dev, Op& op);
+  void poll(uint32_t dev, Op& op);
+  void complete(uint32_t dev, Op& op, Status st);
+  Status checkRange(uint32_t dev, uint64_t addr, uint64_t len, const char* what);
+  void startLoadImage(uint32_t dev, Op& op);
+  void finishLoadImage(uint32_t dev, Op& op);
+  void startSubmit(uint32_t dev, Op& op);
+  void startRetrieve(uint32_t dev, Op& op);
+  void startExchangeSend(uint32_t dev, Op& op);
+  void startExchangeRecv(uint32_t dev, Op& op);
+  void runHeavy(uint32_t dev, Op& op, std::function<Status()> job);
+  void finishHeavy(uint32_t dev, Op& op, Status st);
+  void failStarted(uint32_t dev, Op& op);
+  void pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr);
+  void drainIncoming(uint32_t dev, Op& op);
+  Status copyFromPeer(int peer, uint64_t remote, void* local, uint64_t len);
+  Status copyToPeer(int peer, uint64_t remote, const void* local, uint64_t len);
+  void awaitFin(uint32_t dev, Op& op, int peer, int32_t xfer);
+  std::string describe(uint32_t dev, const Op& op) const;
+
+  comm::World& world_;
+  comm::Inbox inbox_;
+  comm::Outbox outbox_;
+  std::vector<DeviceState> devices_;
+  std::map<uint64_t, std::shared_ptr<ImageRecord>> images_;
+  std::map<XferKey, comm::RtrMsg> earlyRtrs_;
+  std::map<XferKey, std::pair<uint32_t, Op*>> sendsAwaitingRtr_;
+  std::map<XferKey, comm::FinMsg> earlyFins_;  // a failed sender's Fin, ahead of its receive
+  std::map<XferKey, std::pair<uint32_t, Op*>> recvsAwaitingFin_;
+  std::set<XferKey> abandonedSends_;  // failed sends whose late Rtr is to be dropped
+  bool shutdown_ = false;
+};
+
+}  // namespace ferry::service

@@ -1,0 +1,174 @@
+// The per-device stream of the server: ordering, hazards, and starting each kind of op.
+// Transfers and image loads are in transfers.cpp.
+#include "comm/cma.h"
+#include "platform/log.h"
+#include "platform/parse.h"
+#include "service/server.h"
+
+namespace ferry::service {
+
+using comm::DataMode;
+using comm::MsgType;
+
+std::string Server::describe(uint32_t dev, const Op& op) const {
+  std::string s = std::string(comm::msgTypeName(op.type)) + " on device " + std::to_string(dev) + " of rank " +
+                  std::to_string(world_.rank()) + " (host " + world_.self().host + ")";
+  if (const auto* m = std::get_if<comm::SubmitMsg>(&op.body))
+    s += ", " + parse::formatSize(m->data.size) + " to " + hex(m->dst);
+  if (const auto* m = std::get_if<comm::RetrieveMsg>(&op.body))
+    s += ", " + parse::formatSize(m->data.size) + " from " + hex(m->src);
+  if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body))
+    s += ", " + parse::formatSize(m->data.size) + " at " + hex(m->addr) + " with rank " + std::to_string(m->data.peer);
+  return s;
+}
+
+Status Server::checkRange(uint32_t dev, uint64_t addr, uint64_t len, const char* what) {
+  if (len == 0 || devices_[dev].dev->validRange(addr, len)) return {};
+  return Status(Errc::InvalidArgument, std::string(what) + " range [" + hex(addr) + ", +" + std::to_string(len) +
+                                           ") is not memory of this device");
+}
+
+// Polls running ops, starts pending ones in order, and drops finished ones. Returns
+// whether anything changed.
+bool Server::advance(uint32_t dev) {
+  auto& ops = devices_[dev].ops;
+  bool progressed = false;
+  for (auto& op : ops)
+    if (op->state == Op::State::Running) poll(dev, *op);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Op& op = *ops[i];
+    if (op.state != Op::State::Pending) continue;
+    bool blocked = false;
+    for (size_t j = 0; j < i && !blocked; ++j)
+      blocked = ops[j]->state != Op::State::Done && ops[j]->conflictsWith(op);
+    if (blocked) break;  // ops start in order: nothing overtakes a blocked op
+    start(dev, op);
+    progressed = true;
+  }
+  for (auto it = ops.begin(); it != ops.end();) {
+    if ((*it)->state == Op::State::Done) {
+      it = ops.erase(it);
+      progressed = true;
+    } else {
+      ++it;
+    }
+  }
+  return progressed;
+}
+
+void Server::complete(uint32_t dev, Op& op, Status st) {
+  op.state = Op::State::Done;
+  // Forget rendezvous registrations that point at this op.
+  if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body)) {
+    XferKey key{m->data.peer, m->data.tag};
+    auto& waiting = op.type == MsgType::ExchangeRecv ? recvsAwaitingFin_ : sendsAwaitingRtr_;
+    if (auto it = waiting.find(key); it != waiting.end() && it->second.second == &op) waiting.erase(it);
+  }
+  auto& d = devices_[dev];
+  if (st.isOk() || !d.error.isOk()) return;
+  d.error = st.withContext(describe(dev, op));
+  log::error(log::Service, "%s", d.error.message().c_str());
+}
+
+void Server::runHeavy(uint32_t dev, Op& op, std::function<Status()> job) {
+  auto& d = devices_[dev];
+  if (!d.worker) return finishHeavy(dev, op, job());
+  op.job = d.worker->submit(std::move(job));
+}
+
+void Server::finishHeavy(uint32_t dev, Op& op, Status st) {
+  if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) {
+    Status r = reply(op.client, m->replyTag, op.seq, st, st.isOk() ? op.values : std::vector<uint64_t>());
+    if (!r) log::error(log::Service, "cannot answer load_image: %s", r.message().c_str());
+  }
+  complete(dev, op, std::move(st));
+}
+
+void Server::poll(uint32_t dev, Op& op) {
+  if (op.pipe) {
+    auto done = op.pipe->progress();
+    if (!done) {
+      op.pipe.reset();
+      return complete(dev, op, done.takeStatus());
+    }
+    if (!*done) return;
+    op.pipe.reset();
+    if (op.type == MsgType::LoadImage) return finishLoadImage(dev, op);
+    return complete(dev, op, {});
+  }
+  if (op.job && op.job->done.load(std::memory_order_acquire)) {
+    Status st = op.job->status;
+    op.job.reset();
+    finishHeavy(dev, op, std::move(st));
+  }
+}
+
+// After a failure the device executes nothing more; it only answers, and every answer
+// carries the first error, so the issuer learns of it at its next wait. Transfers with a
+// peer are wound down so that the peer does not wait forever.
+void Server::failStarted(uint32_t dev, Op& op) {
+  const Status& err = devices_[dev].error;
+  int tag = 0;
+  if (auto* m = std::get_if<comm::SyncMsg>(&op.body)) tag = m->replyTag;
+  if (auto* m = std::get_if<comm::RetrieveMsg>(&op.body)) tag = m->replyTag;
+  if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) tag = m->replyTag;
+  if (auto* m = std::get_if<comm::InitDeviceMsg>(&op.body)) tag = m->replyTag;
+  if (auto* m = std::get_if<comm::AllocMsg>(&op.body)) tag = m->replyTag;
+  if (tag) (void)reply(op.client, tag, op.seq, err);
+  op.state = Op::State::Done;
+  if (op.type == MsgType::ExchangeSend) {
+    auto& m = std::get<comm::ExchangeMsg>(op.body);
+    (void)sendFin(m.data.peer, m.data.tag, err);
+    if (m.data.mode != DataMode::Mpi) abandonedSends_.insert({m.data.peer, m.data.tag});
+    return;
+  }
+  drainIncoming(dev, op);
+}
+
+void Server::start(uint32_t dev, Op& op) {
+  auto& d = devices_[dev];
+  op.state = Op::State::Running;
+  if (!d.error.isOk()) return failStarted(dev, op);
+  switch (op.type) {
+    case MsgType::InitDevice: {
+      auto& m = std::get<comm::InitDeviceMsg>(op.body);
+      Status st = d.dev->init(m.requiresFlags);
+      (void)reply(op.client, m.replyTag, op.seq, st);
+      return complete(dev, op, std::move(st));
+    }
+    case MsgType::LoadImage: return startLoadImage(dev, op);
+    case MsgType::Alloc: {
+      auto& m = std::get<comm::AllocMsg>(op.body);
+      if (d.dev->clientManagedHeap()) {
+        // Pages commit on first touch; only server-managed devices pick an address.
+        if (m.replyTag) (void)reply(op.client, m.replyTag, op.seq, {}, {m.addr});
+        return complete(dev, op, {});
+      }
+      auto addr = d.dev->allocate(m.size, m.kind);
+      (void)reply(op.client, m.replyTag, op.seq, addr.status(), {addr ? *addr : 0});
+      return complete(dev, op, addr.takeStatus());
+    }
+    case MsgType::Free: {
+      auto& m = std::get<comm::FreeMsg>(op.body);
+      return complete(dev, op, d.dev->release(m.addr, m.size, m.kind));
+    }
+    case MsgType::Submit: return startSubmit(dev, op);
+    case MsgType::Retrieve: return startRetrieve(dev, op);
+    case MsgType::ExchangeSend: return startExchangeSend(dev, op);
+    case MsgType::ExchangeRecv: return startExchangeRecv(dev, op);
+    case MsgType::Launch: {
+      LocalDevice* device = d.dev.get();
+      const comm::LaunchMsg* m = &std::get<comm::LaunchMsg>(op.body);
+      return runHeavy(dev, op, [device, m] { return device->launch(*m); });
+    }
+    case MsgType::Sync: {
+      auto& m = std::get<comm::SyncMsg>(op.body);
+      (void)reply(op.client, m.replyTag, op.seq, d.error);
+      return complete(dev, op, {});
+    }
+    default:
+      return complete(dev, op, Status(Errc::Protocol, "this message type cannot be queued on a device"));
+  }
+}
+
+}  // namespace ferry::service

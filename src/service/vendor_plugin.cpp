@@ -1,0 +1,55 @@
+#include "service/vendor_plugin.h"
+
+#include <dlfcn.h>
+
+#include "platform/log.h"
+
+#ifndef FERRY_LLVM_LIBDIR
+#define FERRY_LLVM_LIBDIR "/usr/lib/llvm-16/lib"
+#endif
+
+namespace ferry::service {
+namespace {
+
+template <typename Fn>
+bool bind(void* handle, const char* name, Fn& out) {
+  out = reinterpret_cast<Fn>(dlsym(handle, name));
+  return out != nullptr;
+}
+
+}  // namespace
+
+std::string stockHostPluginPath() { return FERRY_LLVM_LIBDIR "/libomptarget.rtl.x86_64.nextgen.so.16"; }
+std::string stockCudaPluginPath() { return FERRY_LLVM_LIBDIR "/libomptarget.rtl.cuda.nextgen.so.16"; }
+
+Result<VendorPlugin*> VendorPlugin::open(const std::string& path) {
+  // RTLD_LOCAL keeps the stock plugin's __tgt_rtl_* symbols from interposing Ferry's own.
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) return Status(Errc::NotFound, "cannot open stock plugin " + path + ": " + dlerror());
+  auto* p = new VendorPlugin();
+  p->path = path;
+  p->handle = h;
+  bool ok = bind(h, "__tgt_rtl_number_of_devices", p->numberOfDevices) &&
+            bind(h, "__tgt_rtl_init_device", p->initDevice) &&
+            bind(h, "__tgt_rtl_is_valid_binary", p->isValidBinary) &&
+            bind(h, "__tgt_rtl_load_binary", p->loadBinary) && bind(h, "__tgt_rtl_data_alloc", p->dataAlloc) &&
+            bind(h, "__tgt_rtl_data_delete", p->dataDelete) && bind(h, "__tgt_rtl_data_submit", p->dataSubmit) &&
+            bind(h, "__tgt_rtl_data_retrieve", p->dataRetrieve) &&
+            bind(h, "__tgt_rtl_launch_kernel", p->launchKernel);
+  if (!ok) {
+    delete p;
+    return Status(Errc::LoadFailed, "stock plugin " + path + " lacks a required __tgt_rtl_* symbol");
+  }
+  bind(h, "__tgt_rtl_init_plugin", p->initPlugin);
+  bind(h, "__tgt_rtl_init_requires", p->initRequires);
+  if (p->initPlugin && p->initPlugin() != abi::kOffloadSuccess) {
+    p->numDevices = 0;
+    log::info(log::Service, "stock plugin %s: init_plugin failed; it contributes no device", path.c_str());
+    return p;
+  }
+  p->numDevices = p->numberOfDevices();
+  log::debug(log::Service, "stock plugin %s: %d device(s)", path.c_str(), p->numDevices);
+  return p;
+}
+
+}  // namespace ferry::service

@@ -1,0 +1,27 @@
+// ferry env: the settings that make a plain `mpirun`/`srun` use Ferry's plugin.
+#include <cstdio>
+
+#include "platform/log.h"
+#include "tools/ferry/commands.h"
+#include "tools/ferry/launcher.h"
+
+namespace ferry::tools {
+
+Command addEnvCommand(CLI::App& app) {
+  auto shell = std::make_shared<std::string>("sh");
+  app.add_option("--shell", *shell, "syntax of the output")->check(CLI::IsMember({"sh", "csh"}));
+  app.footer("Use: eval \"$(ferry env)\"; then mpirun -np 4 ./app or srun -n 4 ./app");
+  return [shell] {
+    auto dir = pluginDir();
+    if (!dir) {
+      std::fprintf(stderr, "ferry env: %s\n", dir.status().message().c_str());
+      return 1;
+    }
+    std::string path = prependedLibraryPath(*dir);
+    if (*shell == "csh") std::printf("setenv LD_LIBRARY_PATH \"%s\";\n", path.c_str());
+    else std::printf("export LD_LIBRARY_PATH=\"%s\";\n", path.c_str());
+    return 0;
+  };
+}
+
+}  // namespace ferry::tools

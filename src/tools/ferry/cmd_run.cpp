@@ -1,0 +1,41 @@
+// ferry run: start a program on N ranks with the offload plugin in place.
+#include <cstdio>
+
+#include "tools/ferry/commands.h"
+#include "tools/ferry/launcher.h"
+
+namespace ferry::tools {
+
+Command addRunCommand(CLI::App& app) {
+  auto spec = std::make_shared<LaunchSpec>();
+  auto dryRun = std::make_shared<bool>(false);
+  app.add_option("-n,--np", spec->ranks, "number of ranks (rank 0 runs main, the others serve devices)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--launcher-arg", spec->launcherArgs, "extra argument for the MPI launcher (repeatable)");
+  app.add_flag("--dry-run", *dryRun, "print the launcher command instead of running it");
+  // Everything from the program on belongs to the program.
+  app.prefix_command();
+  app.footer("Usage: ferry run [-n N] [--launcher-arg ARG]... PROGRAM [ARGS...]");
+  return [spec, dryRun, &app] {
+    spec->program = app.remaining();
+    if (spec->program.empty()) {
+      std::fprintf(stderr, "ferry run: no program given (ferry run -n 3 ./app)\n");
+      return 2;
+    }
+    auto argv = launcherCommand(*spec);
+    if (!argv) {
+      std::fprintf(stderr, "ferry run: %s\n", argv.status().message().c_str());
+      return 1;
+    }
+    if (*dryRun) {
+      for (const auto& a : *argv) std::printf("%s ", a.c_str());
+      std::printf("\n");
+      return 0;
+    }
+    Status st = execCommand(*argv);
+    std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());
+    return 127;
+  };
+}
+
+}  // namespace ferry::tools

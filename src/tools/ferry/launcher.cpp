@@ -1,0 +1,104 @@
+#include "tools/ferry/launcher.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "platform/log.h"
+#include "platform/topology.h"
+
+extern char** environ;
+
+namespace ferry::tools {
+namespace fs = std::filesystem;
+
+std::string selfDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+Result<std::string> pluginDir() {
+  const std::string plugin = "libomptarget.rtl.x86_64.nextgen.so";
+  fs::path bin = selfDir();
+  // Build tree: build/bin/ferry -> build/lib/ferry/offload. Install: prefix/bin -> prefix/<libdir>/ferry/offload.
+  for (const fs::path& dir : {bin.parent_path() / "lib" / FERRY_PLUGIN_SUBDIR,
+                              bin.parent_path() / FERRY_INSTALL_LIBDIR / FERRY_PLUGIN_SUBDIR,
+                              fs::path(FERRY_BUILD_PLUGIN_DIR)}) {
+    if (fs::exists(dir / plugin) && fs::exists(dir / "libomptarget.rtl.x86_64.so")) return fs::canonical(dir).string();
+  }
+  return Status(Errc::NotFound, "the Ferry offload plugin (" + plugin + ") is not next to " + bin.string() +
+                                    " nor in " FERRY_BUILD_PLUGIN_DIR
+                                    "; build it (cmake --build build) before running offload programs");
+}
+
+std::string prependedLibraryPath(const std::string& dir) {
+  const char* cur = std::getenv("LD_LIBRARY_PATH");
+  std::string rest = cur ? cur : "";
+  // Drop an existing copy so that repeated `eval "$(ferry env)"` keeps the path short.
+  std::string out = dir;
+  size_t start = 0;
+  while (start <= rest.size()) {
+    size_t end = rest.find(':', start);
+    std::string part = rest.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!part.empty() && part != dir) out += ":" + part;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+bool underMpiLauncher() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
+  auto dir = pluginDir();
+  if (!dir) return dir.takeStatus();
+  setenv("LD_LIBRARY_PATH", prependedLibraryPath(*dir).c_str(), 1);
+  if (!spec.preload.empty()) {
+    std::string pre;
+    for (const auto& p : spec.preload) pre += (pre.empty() ? "" : ":") + p;
+    setenv("LD_PRELOAD", pre.c_str(), 1);
+  }
+
+  std::vector<std::string> argv = {FERRY_MPIEXEC};
+  const std::string flavor = FERRY_MPI_FLAVOR;
+  if (flavor == "openmpi") {
+    if (geteuid() == 0 && !std::getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
+      // Open MPI refuses to start as root unless told twice; a launcher wrapper that is
+      // itself run as root means it.
+      setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+      setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+      log::info(log::Init, "running as root: set OMPI_ALLOW_RUN_AS_ROOT for Open MPI's launcher");
+    }
+    if (spec.ranks > nodeTopology().pus) {
+      argv.push_back("--oversubscribe");  // Open MPI then yields instead of refusing
+      log::info(log::Init, "%d ranks on %d hardware threads: adding --oversubscribe", spec.ranks, nodeTopology().pus);
+    }
+    // Local ranks inherit the environment; -x carries it to other nodes too.
+    argv.insert(argv.end(), {"-x", "LD_LIBRARY_PATH"});
+    if (!spec.preload.empty()) argv.insert(argv.end(), {"-x", "LD_PRELOAD"});
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "FERRY_", 6) == 0) argv.insert(argv.end(), {"-x", std::string(*e).substr(0, std::strchr(*e, '=') - *e)});
+  }
+  argv.insert(argv.end(), {"-n", std::to_string(spec.ranks)});
+  argv.insert(argv.end(), spec.launcherArgs.begin(), spec.launcherArgs.end());
+  argv.insert(argv.end(), spec.program.begin(), spec.program.end());
+  return argv;
+}
+
+Status execCommand(const std::vector<std::string>& argv) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  execvp(cargv[0], cargv.data());
+  return Status(Errc::NotFound, "cannot start " + argv[0] + ": " + std::strerror(errno));
+}
+
+}  // namespace ferry::tools

@@ -1,0 +1,35 @@
+// Where Ferry's pieces are on disk, and how to start an MPI job with them: the launcher
+// Ferry was built against, the plugin directory first on LD_LIBRARY_PATH, and the
+// launcher flags this machine needs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ferry::tools {
+
+// Directory that holds the offload plugin (build tree or install tree).
+Result<std::string> pluginDir();
+// Directory of the ferry executable itself.
+std::string selfDir();
+// `dir` prepended to the current LD_LIBRARY_PATH (without duplicating it).
+std::string prependedLibraryPath(const std::string& dir);
+
+struct LaunchSpec {
+  int ranks = 3;
+  std::vector<std::string> launcherArgs;  // passed to mpiexec before the program
+  std::vector<std::string> program;       // program and its arguments
+  std::vector<std::string> preload;       // libraries for LD_PRELOAD (--pmpi)
+};
+
+// Builds the argv for the MPI launcher and sets up the environment of this process, which
+// the launcher passes on to the ranks.
+Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec);
+// Replaces this process with the command (does not return on success).
+Status execCommand(const std::vector<std::string>& argv);
+// True when this process is itself a rank of an MPI job.
+bool underMpiLauncher();
+
+}  // namespace ferry::tools
