@@ -51,25 +51,30 @@ Inbox::Inbox(MPI_Comm comm, int slots, size_t slotBytes, int tag)
 Inbox::~Inbox() { close(); }
 
 Status Inbox::post(int slot) {
-  return mpiStatus(MPI_Irecv(buffers_[slot].data(), static_cast<int>(slotBytes_), MPI_BYTE, MPI_ANY_SOURCE, tag_,
-                             comm_, &reqs_[slot]),
-                   "MPI_Irecv(control)");
+  Status st = mpiStatus(MPI_Irecv(buffers_[slot].data(), static_cast<int>(slotBytes_), MPI_BYTE, MPI_ANY_SOURCE, tag_,
+                                  comm_, &reqs_[slot]),
+                        "MPI_Irecv(control)");
+  if (st) postOrder_.push_back(slot);
+  return st;
 }
 
 Result<std::optional<Incoming>> Inbox::poll() {
-  int index = MPI_UNDEFINED, done = 0;
+  if (postOrder_.empty()) return Status(Errc::Internal, "control inbox has no posted receive");
+  int slot = postOrder_.front();
+  int done = 0;
   MPI_Status status;
-  int rc = MPI_Testany(static_cast<int>(reqs_.size()), reqs_.data(), &index, &done, &status);
-  if (Status st = mpiStatus(rc, "MPI_Testany(control)"); !st) return st;
-  if (!done || index == MPI_UNDEFINED) return std::optional<Incoming>();
+  if (Status st = mpiStatus(MPI_Test(&reqs_[slot], &done, &status), "MPI_Test(control)"); !st) return st;
+  if (!done) return std::optional<Incoming>();
+  postOrder_.pop_front();
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
-  return std::optional<Incoming>(Incoming{status.MPI_SOURCE, buffers_[index].data(), static_cast<size_t>(count), index});
+  return std::optional<Incoming>(Incoming{status.MPI_SOURCE, buffers_[slot].data(), static_cast<size_t>(count), slot});
 }
 
 Status Inbox::release(const Incoming& msg) { return post(msg.slot); }
 
 void Inbox::close() {
+  postOrder_.clear();
   for (auto& r : reqs_) {
     if (r == MPI_REQUEST_NULL) continue;
     MPI_Cancel(&r);

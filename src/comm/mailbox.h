@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <deque>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -42,6 +43,10 @@ struct Incoming {
   int slot = -1;
 };
 
+// The receives are kept in posting order and only the oldest is tested: MPI matches
+// messages to receives in posting order, so this yields messages in the order MPI matched
+// them, which keeps each sender's messages in the order they were sent. (MPI_Testany
+// over re-posted slots would not: it returns the lowest completed index.)
 class Inbox {
  public:
   Inbox(MPI_Comm comm, int slots, size_t slotBytes, int tag);
@@ -60,6 +65,7 @@ class Inbox {
   size_t slotBytes_;
   std::vector<std::vector<uint8_t>> buffers_;
   std::vector<MPI_Request> reqs_;
+  std::deque<int> postOrder_;  // slots with a posted receive, oldest first
 };
 
 // Tags for replies and data streams, cycling through [kFirstDynamicTag, MPI_TAG_UB].

@@ -40,7 +40,10 @@ std::string Client::where(int id) const {
 Status Client::send(int id, MsgType type, const comm::Body& body, const void* inlineBytes, size_t inlineLen) {
   const DeviceEntry& e = devices_[id]->entry;
   counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
-  auto bytes = comm::encode(type, static_cast<uint32_t>(e.localIndex), seq_.fetch_add(1), body, inlineBytes, inlineLen);
+  uint64_t seq = seq_.fetch_add(1);
+  log::trace(log::Offload, "send %s seq %llu to %s", comm::msgTypeName(type), static_cast<unsigned long long>(seq),
+             where(id).c_str());
+  auto bytes = comm::encode(type, static_cast<uint32_t>(e.localIndex), seq, body, inlineBytes, inlineLen);
   return outbox_.send(e.rank, comm::kControlTag, std::move(bytes));
 }
 

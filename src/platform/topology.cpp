@@ -1,6 +1,7 @@
 #include "platform/topology.h"
 
 #include <hwloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <mutex>
@@ -21,6 +22,10 @@ NodeTopology discover() {
   t.numaNodes = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
   hwloc_obj_t root = hwloc_get_root_obj(topo);
   t.memoryBytes = root ? root->total_memory : 0;
+  // Some virtual machines hot-plug memory that hwloc's NUMA view does not show; the
+  // kernel's page count is what processes can actually use.
+  uint64_t kernelBytes = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  t.memoryBytes = std::max<uint64_t>(t.memoryBytes, kernelBytes);
 
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {

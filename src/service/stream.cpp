@@ -58,6 +58,8 @@ bool Server::advance(uint32_t dev) {
 
 void Server::complete(uint32_t dev, Op& op, Status st) {
   op.state = Op::State::Done;
+  log::trace(log::Service, "done    %s seq %llu from rank %d: %s", describe(dev, op).c_str(),
+             static_cast<unsigned long long>(op.seq), op.client, st.isOk() ? "ok" : st.message().c_str());
   // Forget rendezvous registrations that point at this op.
   if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body)) {
     XferKey key{m->data.peer, m->data.tag};
@@ -128,6 +130,8 @@ void Server::failStarted(uint32_t dev, Op& op) {
 void Server::start(uint32_t dev, Op& op) {
   auto& d = devices_[dev];
   op.state = Op::State::Running;
+  log::trace(log::Service, "start   %s seq %llu from rank %d", describe(dev, op).c_str(),
+             static_cast<unsigned long long>(op.seq), op.client);
   if (!d.error.isOk()) return failStarted(dev, op);
   switch (op.type) {
     case MsgType::InitDevice: {
