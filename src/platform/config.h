@@ -53,6 +53,14 @@ const char* knobTypeName(KnobType t);
 // A parsed, validated snapshot of the environment.
 class Config {
  public:
+  // One parsed value; the accessors below read the member that fits the knob's type.
+  struct Value {
+    int64_t i = 0;
+    double d = 0;
+    std::string s;
+    bool fromEnv = false;
+  };
+
   // Parses `env` entries ("NAME=VALUE"). Invalid values make the whole load fail with one
   // message per bad variable; unknown FERRY_* names are returned as warnings.
   static Result<Config> fromEntries(std::span<const std::string> env);
@@ -71,12 +79,6 @@ class Config {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  struct Value {
-    int64_t i = 0;
-    double d = 0;
-    std::string s;
-    bool fromEnv = false;
-  };
   static size_t idx(Knob k) { return static_cast<size_t>(k); }
   Config();
   std::vector<Value> values_;

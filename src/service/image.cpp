@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "comm/wire.h"
+#include "platform/parse.h"
 #include "service/omptarget_abi.h"
 
 namespace ferry::service {
@@ -23,18 +24,18 @@ Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len) {
   ImageRecord img;
   img.id = id;
   uint32_t n = 0;
-  if (!r.get(n) || n > 1u << 20) return Status(Errc::Protocol, "image " + std::to_string(id) + ": bad entry count");
+  if (!r.get(n) || n > 1u << 20) return Status(Errc::Protocol, "image " + hex(id) + ": bad entry count");
   img.entries.resize(n);
   for (auto& e : img.entries)
     if (!r.str(e.name, 4096) || !r.get(e.size) || !r.get(e.flags))
-      return Status(Errc::Protocol, "image " + std::to_string(id) + ": truncated entry table");
+      return Status(Errc::Protocol, "image " + hex(id) + ": truncated entry table");
   uint64_t elfLen = 0;
   const uint8_t* p = nullptr;
   if (!r.get(elfLen) || !r.view(p, elfLen) || r.remaining() != 0)
-    return Status(Errc::Protocol, "image " + std::to_string(id) + ": truncated ELF payload");
+    return Status(Errc::Protocol, "image " + hex(id) + ": truncated ELF payload");
   img.elf.assign(p, p + elfLen);
   if (imageHash(img.elf.data(), img.elf.size()) != id)
-    return Status(Errc::Protocol, "image " + std::to_string(id) + ": checksum mismatch, the bytes were corrupted");
+    return Status(Errc::Protocol, "image " + hex(id) + ": checksum mismatch, the bytes were corrupted");
   return img;
 }
 

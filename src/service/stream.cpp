@@ -68,7 +68,7 @@ void Server::complete(uint32_t dev, Op& op, Status st) {
   }
   auto& d = devices_[dev];
   if (st.isOk() || !d.error.isOk()) return;
-  d.error = st.withContext(describe(dev, op));
+  d.error = withWhere(dev, op, std::move(st));
   log::error(log::Service, "%s", d.error.message().c_str());
 }
 
@@ -78,9 +78,15 @@ void Server::runHeavy(uint32_t dev, Op& op, std::function<Status()> job) {
   op.job = d.worker->submit(std::move(job));
 }
 
+Status Server::withWhere(uint32_t dev, const Op& op, Status st) const {
+  st.withContext(describe(dev, op));
+  return st;
+}
+
 void Server::finishHeavy(uint32_t dev, Op& op, Status st) {
   if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) {
-    Status r = reply(op.client, m->replyTag, op.seq, st, st.isOk() ? op.values : std::vector<uint64_t>());
+    Status r = reply(op.client, m->replyTag, op.seq, withWhere(dev, op, st),
+                     st.isOk() ? op.values : std::vector<uint64_t>());
     if (!r) log::error(log::Service, "cannot answer load_image: %s", r.message().c_str());
   }
   complete(dev, op, std::move(st));
@@ -137,7 +143,7 @@ void Server::start(uint32_t dev, Op& op) {
     case MsgType::InitDevice: {
       auto& m = std::get<comm::InitDeviceMsg>(op.body);
       Status st = d.dev->init(m.requiresFlags);
-      (void)reply(op.client, m.replyTag, op.seq, st);
+      (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
       return complete(dev, op, std::move(st));
     }
     case MsgType::LoadImage: return startLoadImage(dev, op);
@@ -149,7 +155,7 @@ void Server::start(uint32_t dev, Op& op) {
         return complete(dev, op, {});
       }
       auto addr = d.dev->allocate(m.size, m.kind);
-      (void)reply(op.client, m.replyTag, op.seq, addr.status(), {addr ? *addr : 0});
+      (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, addr.status()), {addr ? *addr : 0});
       return complete(dev, op, addr.takeStatus());
     }
     case MsgType::Free: {

@@ -152,7 +152,7 @@ void Server::startRetrieve(uint32_t dev, Op& op) {
   Status st = checkRange(dev, m.src, m.data.size, "retrieve");
   if (st && !d.hostAccessible()) st = Status(Errc::Unsupported, "staged retrieve is not implemented");
   if (!st) {
-    (void)reply(op.client, m.replyTag, op.seq, st);
+    (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
     return complete(dev, op, std::move(st));
   }
   switch (m.data.mode) {
@@ -163,7 +163,7 @@ void Server::startRetrieve(uint32_t dev, Op& op) {
     }
     case DataMode::Cma: {
       st = copyToPeer(m.data.peer, m.data.remoteAddr, reinterpret_cast<const void*>(m.src), m.data.size);
-      (void)reply(op.client, m.replyTag, op.seq, st);
+      (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
       return complete(dev, op, std::move(st));
     }
     case DataMode::Mpi:

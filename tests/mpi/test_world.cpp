@@ -1,0 +1,75 @@
+// The job's layout: ranks, virtual nodes, the path chosen per peer, the CMA probe.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include "comm/node_split.h"
+#include "comm/world.h"
+#include "platform/config.h"
+#include "platform/init.h"
+
+namespace ferry::comm {
+namespace {
+
+World& world() {
+  static World* w = [] {
+    EXPECT_TRUE(initPlatform().isOk());
+    auto r = World::create();
+    EXPECT_TRUE(r.isOk()) << r.status().message();
+    return r.isOk() ? *r : nullptr;
+  }();
+  return *w;
+}
+
+TEST(World, KnowsEveryRank) {
+  World& w = world();
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(w.rank(), rank);
+  EXPECT_EQ(w.size(), size);
+  EXPECT_FALSE(w.ownsMpi()) << "the test's main initialised MPI";
+  EXPECT_EQ(w.threadLevel(), MPI_THREAD_MULTIPLE);
+  EXPECT_EQ(w.self().pid, getpid());
+  EXPECT_GE(w.tagUpperBound(), 32767);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  EXPECT_EQ(w.self().host, host);
+}
+
+TEST(World, VirtualNodesSplitAsConfigured) {
+  World& w = world();
+  int k = static_cast<int>(config().integer(Knob::VirtualNodes));
+  // One machine: all ranks share the physical node; virtual blocks are contiguous.
+  EXPECT_EQ(w.nodes().numNodes, std::min(k, w.size()));
+  for (int r = 0; r < w.size(); ++r) {
+    EXPECT_EQ(w.peer(r).physNode, 0);
+    EXPECT_EQ(w.peer(r).node, virtualBlock(r, w.size(), k));
+  }
+  int nodeSize = 0;
+  MPI_Comm_size(w.nodes().nodeComm, &nodeSize);
+  int expected = 0;
+  for (int r = 0; r < w.size(); ++r) expected += w.peer(r).node == w.self().node;
+  EXPECT_EQ(nodeSize, expected);
+  EXPECT_EQ(w.nodes().leaderComm != MPI_COMM_NULL, w.nodes().localRank == 0);
+}
+
+TEST(World, PathPerPeerFollowsPlacement) {
+  World& w = world();
+  EXPECT_EQ(w.pathTo(w.rank()), Path::Self);
+  for (int r = 0; r < w.size(); ++r) {
+    if (r == w.rank()) continue;
+    bool sameNode = w.peer(r).node == w.self().node;
+    Path expect = sameNode && w.cmaEnabled() ? Path::Cma : Path::Mpi;
+    EXPECT_EQ(w.pathTo(r), expect) << "peer " << r;
+  }
+  if (config().text(Knob::Shm) == "off") {
+    EXPECT_FALSE(w.cmaEnabled());
+    EXPECT_NE(w.cmaReason().find("FERRY_SHM=off"), std::string::npos);
+  } else {
+    EXPECT_TRUE(w.cmaEnabled()) << "CMA works between a user's processes here: " << w.cmaReason();
+  }
+}
+
+}  // namespace
+}  // namespace ferry::comm

@@ -1,0 +1,82 @@
+// The FERRY_* registry: every knob is well-formed, defaults parse, bad values are rejected
+// with the variable's name, unknown names draw a warning with a suggestion.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "platform/config.h"
+
+namespace ferry {
+namespace {
+
+Result<Config> load(std::vector<std::string> env) { return Config::fromEntries(env); }
+
+TEST(ConfigTable, EveryKnobIsWellFormed) {
+  std::set<std::string> names;
+  for (const auto& k : knobTable()) {
+    EXPECT_EQ(std::string(k.name).rfind("FERRY_", 0), 0u) << k.name;
+    EXPECT_TRUE(names.insert(k.name).second) << "duplicate " << k.name;
+    EXPECT_GT(std::string(k.help).size(), 20u) << k.name << " needs help text";
+    Config::Value v;
+    EXPECT_TRUE(parseKnobValue(k, k.defaultValue, v).isOk()) << k.name << " default '" << k.defaultValue << "'";
+    if (k.type == KnobType::Enum) EXPECT_NE(k.choices, nullptr) << k.name;
+  }
+}
+
+TEST(Config, DefaultsApplyWithoutEnvironment) {
+  auto cfg = load({});
+  ASSERT_TRUE(cfg.isOk());
+  EXPECT_DOUBLE_EQ(cfg->seconds(Knob::Timeout), 30.0);
+  EXPECT_EQ(cfg->size(Knob::EagerLimit), 8192u);
+  EXPECT_EQ(cfg->integer(Knob::VirtualNodes), 1);
+  EXPECT_FALSE(cfg->flag(Knob::Rank0Devices));
+  EXPECT_TRUE(cfg->isAll(Knob::GpusPerRank));
+  EXPECT_FALSE(cfg->isSet(Knob::Timeout));
+}
+
+TEST(Config, ParsesEachType) {
+  auto cfg = load({"FERRY_TIMEOUT=250ms", "FERRY_CHUNK_SIZE=4M", "FERRY_VIRTUAL_NODES=3", "FERRY_RANK0_DEVICES=yes",
+                   "FERRY_SHM=off", "FERRY_GPUS_PER_RANK=2", "PATH=/usr/bin"});
+  ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
+  EXPECT_DOUBLE_EQ(cfg->seconds(Knob::Timeout), 0.25);
+  EXPECT_EQ(cfg->size(Knob::ChunkSize), 4u << 20);
+  EXPECT_EQ(cfg->integer(Knob::VirtualNodes), 3);
+  EXPECT_TRUE(cfg->flag(Knob::Rank0Devices));
+  EXPECT_EQ(cfg->text(Knob::Shm), "off");
+  EXPECT_EQ(cfg->integer(Knob::GpusPerRank), 2);
+  EXPECT_TRUE(cfg->isSet(Knob::Timeout));
+}
+
+TEST(Config, RejectsBadValuesNamingTheVariable) {
+  struct Case { const char* entry; const char* name; };
+  for (Case c : {Case{"FERRY_TIMEOUT=soon", "FERRY_TIMEOUT"}, Case{"FERRY_TIMEOUT=-1s", "FERRY_TIMEOUT"},
+                 Case{"FERRY_VIRTUAL_NODES=0", "FERRY_VIRTUAL_NODES"}, Case{"FERRY_VIRTUAL_NODES=2x", "FERRY_VIRTUAL_NODES"},
+                 Case{"FERRY_EAGER_LIMIT=1G", "FERRY_EAGER_LIMIT"}, Case{"FERRY_SHM=maybe", "FERRY_SHM"},
+                 Case{"FERRY_RANK0_DEVICES=2", "FERRY_RANK0_DEVICES"}, Case{"FERRY_CHUNK_SIZE=", "FERRY_CHUNK_SIZE"},
+                 Case{"FERRY_DEVICES_PER_RANK=5", "FERRY_DEVICES_PER_RANK"}}) {
+    auto cfg = load({c.entry});
+    ASSERT_FALSE(cfg.isOk()) << c.entry;
+    EXPECT_EQ(cfg.status().code(), Errc::InvalidArgument);
+    EXPECT_NE(cfg.status().message().find(c.name), std::string::npos) << cfg.status().message();
+    EXPECT_NE(cfg.status().message().find("expected"), std::string::npos) << cfg.status().message();
+  }
+}
+
+TEST(Config, ReportsEveryBadVariableAtOnce) {
+  auto cfg = load({"FERRY_TIMEOUT=x", "FERRY_SHM=y"});
+  ASSERT_FALSE(cfg.isOk());
+  EXPECT_NE(cfg.status().message().find("FERRY_TIMEOUT"), std::string::npos);
+  EXPECT_NE(cfg.status().message().find("FERRY_SHM"), std::string::npos);
+}
+
+TEST(Config, WarnsAboutUnknownNamesWithASuggestion) {
+  auto cfg = load({"FERRY_TIMOUT=5s", "FERRY_COMPLETELY_UNKNOWN=1"});
+  ASSERT_TRUE(cfg.isOk());
+  ASSERT_EQ(cfg->warnings().size(), 2u);
+  EXPECT_NE(cfg->warnings()[0].find("did you mean FERRY_TIMEOUT"), std::string::npos) << cfg->warnings()[0];
+  EXPECT_EQ(cfg->warnings()[1].find("did you mean"), std::string::npos) << cfg->warnings()[1];
+  EXPECT_DOUBLE_EQ(cfg->seconds(Knob::Timeout), 30.0);  // the misspelt one had no effect
+}
+
+}  // namespace
+}  // namespace ferry
