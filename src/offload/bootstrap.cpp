@@ -32,6 +32,14 @@ struct Runtime {
 };
 Runtime* gRuntime = nullptr;  // never destroyed, see Client
 
+// "3 devices (0-2) served by ranks 1-3"
+std::string describeTable(const DeviceTable& t) {
+  if (t.size() == 0) return "no devices";
+  int lo = t[0].rank, hi = t[t.size() - 1].rank;
+  return std::to_string(t.size()) + " device(s), numbered 0-" + std::to_string(t.size() - 1) + ", served by rank" +
+         (lo == hi ? " " + std::to_string(lo) : "s " + std::to_string(lo) + "-" + std::to_string(hi));
+}
+
 [[noreturn]] void exitBeforeMpi(const Status& st) {
   log::error(log::Init, "%s", st.message().c_str());
   std::exit(1);
@@ -130,7 +138,7 @@ Client* startOffload() {
   }
   rt->client = new Client(w, std::move(job.table));
   Client::setInstance(rt->client);
-  installTerminationReport();
+  installTerminationReport(describeTable(rt->client->table()));
   if (log::enabled(log::Level::Info, log::Offload)) {
     log::info(log::Offload, "device table (%zu devices):", rt->client->table().size());
     log::info(log::Offload, "%s", DeviceTable::header().c_str());

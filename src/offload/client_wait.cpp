@@ -70,13 +70,10 @@ Status Client::progress(AsyncQueue& q) {
     }
   }
   std::erase(q.sends, nullptr);
+  // A serving rank's error text already says which op failed where; it is passed on as is.
   std::erase_if(q.replies, [&](const std::unique_ptr<PendingReply>& r) {
     if (!r->done()) return false;
-    if (!r->status.isOk()) {
-      Status st = r->status;
-      st.withContext(r->what + " on " + where(r->device));
-      record(q, std::move(st));
-    }
+    if (!r->status.isOk()) record(q, r->status);
     return true;
   });
   return {};
@@ -117,10 +114,12 @@ Status Client::wait(AsyncQueue& q, const std::string& what) {
       }
       continue;
     }
-    int peer = !q.replies.empty() ? q.replies.front()->peer : devices_[q.sends.front()->device]->entry.rank;
+    int device = !q.replies.empty() ? q.replies.front()->device : q.sends.front()->device;
+    int peer = devices_[device]->entry.rank;
     if (peer != q.watchedPeer) {
       q.watch = std::make_unique<comm::PeerWatch>(world_.comm(), peer, tags_);
       q.watchedPeer = peer;
+      noteWait(what + " on " + where(device));
     }
     if (q.replies.size() + q.sends.size() < before) {
       q.watch->heardFrom();
@@ -128,9 +127,7 @@ Status Client::wait(AsyncQueue& q, const std::string& what) {
     } else {
       backoff.idle();
     }
-    if (Status st = q.watch->poll(what + " on " + where(!q.replies.empty() ? q.replies.front()->device
-                                                                               : q.sends.front()->device));
-        !st) {
+    if (Status st = q.watch->poll(what + " on " + where(device)); !st) {
       record(q, st);
       break;
     }

@@ -16,6 +16,13 @@ namespace {
 char gWait[1024];
 std::atomic<bool> gWaiting{false};
 char gPrefix[256];
+char gAbortNote[512];
+
+void onAbort(int sig) {
+  (void)!write(STDERR_FILENO, gAbortNote, std::strlen(gAbortNote));
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 void onTermination(int sig) {
   if (gWaiting.load()) {
@@ -39,13 +46,21 @@ void noteWait(const std::string& what) {
 
 void clearWait() { gWaiting.store(false); }
 
-void installTerminationReport() {
+void installTerminationReport(const std::string& devices) {
   std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR offload: ", log::rank(),
                 log::hostName().c_str(), getpid());
+  std::snprintf(gAbortNote, sizeof gAbortNote,
+                "%srank 0 aborted after the error above; this job has %s (`ferry info` prints the table, "
+                "FERRY_LOG=debug,offload shows each operation)\n",
+                gPrefix, devices.c_str());
   struct sigaction sa {};
   sa.sa_handler = onTermination;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+  struct sigaction ab {};
+  ab.sa_handler = onAbort;
+  sigemptyset(&ab.sa_mask);
+  sigaction(SIGABRT, &ab, nullptr);
 }
 
 }  // namespace ferry::offload

@@ -9,8 +9,10 @@ namespace ferry::offload {
 
 void noteWait(const std::string& what);
 void clearWait();
-// Installs SIGTERM/SIGINT/SIGHUP handlers that print the last noted wait, then die of the
-// same signal (so the exit status still tells the launcher what happened).
-void installTerminationReport();
+// Installs SIGTERM/SIGINT/SIGHUP handlers that print the last noted wait, and a SIGABRT
+// handler that recalls the device table (libomptarget aborts on an unknown device or a
+// failed operation), then die of the same signal so that the exit status still tells the
+// launcher what happened. `devices` summarises the table, e.g. "2 devices (0-1) on ranks 1-2".
+void installTerminationReport(const std::string& devices);
 
 }  // namespace ferry::offload

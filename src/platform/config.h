@@ -32,6 +32,15 @@ enum class Knob : uint16_t {
   ChunkSize,
   PipelineDepth,
   Shm,
+  // Collectives (src/coll; docs/collectives.md).
+  CollMode,
+  CollMinSize,
+  CollChunkSize,
+  CollDepth,
+  CollIntra,
+  CollInter,
+  CollAllocMem,
+  CollRegCache,
   Count_  // number of knobs; not a knob
 };
 

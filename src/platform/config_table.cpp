@@ -43,6 +43,32 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::Shm, "FERRY_SHM", KnobType::Enum, "auto", "auto|cma|off", 0, 0, "shm",
      "Same-node data path: cma (process_vm_readv/writev, single copy), off (MPI), or auto "
      "(cma when the kernel allows it, else MPI)"},
+    // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
+    {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
+     "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
+     "every call it supports, whatever the size), off (always the MPI library)"},
+    {Knob::CollMinSize, "FERRY_COLL_MIN_SIZE", KnobType::Size, "64K", nullptr, 0, kNoLimit, "coll",
+     "In auto mode, messages smaller than this go to the MPI library (the measured crossover); "
+     "MPI_Alloc_mem requests of at least this size get memory peers can map"},
+    {Knob::CollChunkSize, "FERRY_COLL_CHUNK_SIZE", KnobType::Size, "512K", nullptr, 4096, 64LL << 20, "coll",
+     "Largest pipeline chunk of the allreduce: the node reduces one chunk while the leaders reduce "
+     "the previous ones across nodes"},
+    {Knob::CollDepth, "FERRY_COLL_DEPTH", KnobType::Int, "4", nullptr, 1, 64, "coll",
+     "Chunks in flight: inter-node reductions outstanding per leader, and staging slots per rank "
+     "on the two-copy path"},
+    {Knob::CollIntra, "FERRY_COLL_INTRA", KnobType::Enum, "auto", "auto|single|staged", 0, 0, "coll",
+     "Same-node data path of the allreduce: single (one copy: peers' buffers are read in place, "
+     "mapped when Ferry allocated them, else through process_vm_readv), staged (two copies through "
+     "a shared segment), or auto (single where the kernel allows it)"},
+    {Knob::CollInter, "FERRY_COLL_INTER", KnobType::Enum, "mpi", "mpi", 0, 0, "coll",
+     "Inter-node stage of the allreduce, run by one leader per node: mpi (MPI_Iallreduce over the "
+     "leaders)"},
+    {Knob::CollAllocMem, "FERRY_COLL_ALLOC_MEM", KnobType::Bool, "1", nullptr, 0, 0, "coll",
+     "With the PMPI interposer, serve MPI_Alloc_mem from memory that same-node peers can map, so "
+     "that allreduce on it needs neither system calls nor a second copy"},
+    {Knob::CollRegCache, "FERRY_COLL_REG_CACHE", KnobType::Size, "4G", nullptr, 0, kNoLimit, "coll",
+     "Most bytes of peers' memory each rank keeps mapped for the allreduce (registration cache); "
+     "the least recently used mappings are dropped beyond it"},
 };
 
 constexpr bool tableMatchesEnum() {

@@ -96,10 +96,11 @@ std::string formatSize(uint64_t bytes) {
 }
 
 std::string formatSeconds(double s) {
+  // Three significant digits: "3 s", "2.5 ms", "12.3 us".
   char buf[32];
-  if (s >= 1.0) std::snprintf(buf, sizeof buf, "%g s", s);
-  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%g ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%g us", s * 1e6);
+  if (s >= 1.0) std::snprintf(buf, sizeof buf, "%.3g s", s);
+  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
   return buf;
 }
 

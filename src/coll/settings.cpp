@@ -1,0 +1,65 @@
+#include "coll/settings.h"
+
+namespace ferry::coll {
+
+Settings Settings::fromConfig(const Config& cfg) {
+  Settings s;
+  const std::string& mode = cfg.text(Knob::CollMode);
+  s.mode = mode == "on" ? Mode::On : mode == "off" ? Mode::Off : Mode::Auto;
+  s.minSize = cfg.size(Knob::CollMinSize);
+  s.chunkSize = cfg.size(Knob::CollChunkSize);
+  s.depth = static_cast<int>(cfg.integer(Knob::CollDepth));
+  const std::string& intra = cfg.text(Knob::CollIntra);
+  s.intra = intra == "single" ? IntraChoice::Single : intra == "staged" ? IntraChoice::Staged : IntraChoice::Auto;
+  s.inter = cfg.text(Knob::CollInter);
+  s.allocMem = cfg.flag(Knob::CollAllocMem);
+  s.regCacheBytes = cfg.size(Knob::CollRegCache);
+  s.virtualNodes = static_cast<int>(cfg.integer(Knob::VirtualNodes));
+  s.timeoutSeconds = cfg.seconds(Knob::Timeout);
+  s.spinSeconds = cfg.seconds(Knob::SpinTime);
+  return s;
+}
+
+uint64_t Settings::fingerprint() const {
+  // FNV-1a over the decision inputs; the timeouts and the cache size may differ per rank.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(static_cast<uint64_t>(mode));
+  mix(minSize);
+  mix(chunkSize);
+  mix(static_cast<uint64_t>(depth));
+  mix(static_cast<uint64_t>(intra));
+  for (char c : inter) mix(static_cast<uint8_t>(c));
+  mix(static_cast<uint64_t>(virtualNodes));
+  return h;
+}
+
+const Settings& settings() {
+  static const Settings* s = new Settings(Settings::fromConfig(config()));
+  return *s;
+}
+
+const char* modeName(Mode m) {
+  switch (m) {
+    case Mode::Auto: return "auto";
+    case Mode::On: return "on";
+    case Mode::Off: return "off";
+  }
+  return "?";
+}
+
+const char* intraChoiceName(IntraChoice c) {
+  switch (c) {
+    case IntraChoice::Auto: return "auto";
+    case IntraChoice::Single: return "single";
+    case IntraChoice::Staged: return "staged";
+  }
+  return "?";
+}
+
+}  // namespace ferry::coll

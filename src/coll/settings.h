@@ -1,0 +1,40 @@
+// The FERRY_COLL_* settings (declared in platform/config_table.cpp), read once into a struct
+// that the cost model and the pipelines take as a plain value (and tests build by hand).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "platform/config.h"
+
+namespace ferry::coll {
+
+enum class Mode : uint8_t { Auto, On, Off };
+enum class IntraChoice : uint8_t { Auto, Single, Staged };
+
+struct Settings {
+  Mode mode = Mode::Auto;
+  uint64_t minSize = 64 * 1024;
+  uint64_t chunkSize = 512 * 1024;
+  int depth = 4;
+  IntraChoice intra = IntraChoice::Auto;
+  std::string inter = "mpi";
+  bool allocMem = true;
+  uint64_t regCacheBytes = 4ull << 30;
+  int virtualNodes = 1;
+  double timeoutSeconds = 30;
+  double spinSeconds = 50e-6;
+
+  static Settings fromConfig(const Config& cfg);
+  // A hash of everything that must be equal on every rank of a communicator for all of them
+  // to take the same decisions (they would deadlock otherwise).
+  uint64_t fingerprint() const;
+};
+
+// The process-wide settings, from the global configuration.
+const Settings& settings();
+
+const char* modeName(Mode m);
+const char* intraChoiceName(IntraChoice c);
+
+}  // namespace ferry::coll

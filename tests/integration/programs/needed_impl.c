@@ -1,0 +1,1 @@
+int needed_function(int x) { return x * 7; }
