@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "comm/protocol.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
@@ -68,17 +69,20 @@ class Inbox {
   std::deque<int> postOrder_;  // slots with a posted receive, oldest first
 };
 
-// Tags for replies and data streams, cycling through [kFirstDynamicTag, MPI_TAG_UB].
-// Only rank 0 issues operations, so one pool there makes tags unique per peer pair for as
-// long as a cycle lasts (hundreds of thousands of operations at least).
+// Tags for replies and data streams. Rank 0 issues every operation and draws from the
+// lower half of [kFirstDynamicTag, MPI_TAG_UB]; a serving rank draws only the reply tags of
+// its own liveness probes, from the upper half, so the two never meet on one pair of ranks.
+// Within a pool, tags cycle: they stay unique for as long as a cycle lasts (tens of
+// thousands of operations at the smallest MPI_TAG_UB allowed, far more in practice).
 class TagPool {
  public:
-  void setUpperBound(int ub) { ub_ = ub; }
+  enum class Half : uint8_t { Issuer, Server };
+  void setUpperBound(int ub, Half half = Half::Issuer);
   int next();
 
  private:
   std::atomic<uint32_t> counter_{0};
-  int ub_ = 32767;
+  int lo_ = kFirstDynamicTag, hi_ = 32767 / 2;
 };
 
 }  // namespace ferry::comm

@@ -16,6 +16,7 @@
 #include "platform/config.h"
 #include "platform/init.h"
 #include "platform/log.h"
+#include "service/crash_report.h"
 #include "service/discovery.h"
 #include "service/server.h"
 
@@ -66,8 +67,11 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
 }
 
 [[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices) {
-  service::Server server(*rt.world, std::move(devices));
-  Status st = server.run();
+  Status st;
+  {
+    service::Server server(*rt.world, std::move(devices));
+    st = server.run();
+  }  // the server is gone (its receives cancelled) before MPI_Finalize
   if (!st) {
     log::error(log::Service, "rank %d stops serving: %s", rt.world->rank(), st.message().c_str());
     MPI_Abort(rt.world->comm(), 1);
@@ -125,7 +129,10 @@ Client* startOffload() {
   rt->responder = std::make_unique<comm::LivenessResponder>(w.comm());
   gRuntime = rt;
 
-  if (w.rank() != 0) serveAndExit(*rt, std::move(devices));
+  if (w.rank() != 0) {
+    service::installCrashReport(w.rank());
+    serveAndExit(*rt, std::move(devices));
+  }
 
   if (!devices.empty()) {
     rt->localServer = std::make_unique<service::Server>(w, std::move(devices));
@@ -138,7 +145,12 @@ Client* startOffload() {
   }
   rt->client = new Client(w, std::move(job.table));
   Client::setInstance(rt->client);
-  installTerminationReport(describeTable(rt->client->table()));
+  installTerminationReport(describeTable(rt->client->table()), w.comm());
+  // The last unregister_lib normally ends the job, but a shared library's image is
+  // unregistered from _dl_fini, after other libraries (UCX under MPICH) have run their
+  // destructors, which is too late for MPI_Finalize. This handler runs before _dl_fini,
+  // and after the executable's own unregistration (registered later, so run earlier).
+  std::atexit([] { stopOffload(); });
   if (log::enabled(log::Level::Info, log::Offload)) {
     log::info(log::Offload, "device table (%zu devices):", rt->client->table().size());
     log::info(log::Offload, "%s", DeviceTable::header().c_str());
@@ -155,6 +167,7 @@ void stopOffload() {
   Status st = rt->client->shutdown();
   if (!st) log::error(log::Offload, "at shutdown: %s", st.message().c_str());
   if (rt->localServerThread.joinable()) rt->localServerThread.join();
+  rt->localServer.reset();
   rt->responder->stop();
   if (Status fin = rt->world->finalize(); !fin) log::error(log::Offload, "%s", fin.message().c_str());
   if (!st) std::_Exit(1);

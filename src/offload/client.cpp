@@ -38,6 +38,9 @@ std::string Client::where(int id) const {
 }
 
 Status Client::send(int id, MsgType type, const comm::Body& body, const void* inlineBytes, size_t inlineLen) {
+  if (shutDown_)
+    return Status(Errc::Unavailable, std::string(comm::msgTypeName(type)) +
+                                         " after Ferry shut down at exit was skipped (MPI has ended)");
   const DeviceEntry& e = devices_[id]->entry;
   counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
   uint64_t seq = seq_.fetch_add(1);
@@ -207,6 +210,7 @@ Status Client::shutdown() {
   }
   while (outbox_.pending() > 0)
     if (Status st = outbox_.reap(); !st) return st;
+  shutDown_ = true;
   return first;
 }
 

@@ -56,6 +56,8 @@ class Client {
   Result<__tgt_target_table*> loadBinary(int id, const __tgt_device_image* image);
   Status launch(int id, void* entry, void** args, ptrdiff_t* offsets, const KernelArgsTy* ka, AsyncQueue& q);
   Status shutdown();
+  // After shutdown (at exit) no MPI call may be made; late calls are refused.
+  bool isShutDown() const { return shutDown_.load(); }
 
   // client_data.cpp
   Result<void*> allocate(int id, int64_t size, int32_t kind);
@@ -104,6 +106,7 @@ class Client {
   std::mutex imagesMutex_;
   std::set<std::pair<int, uint64_t>> imagesOnRank_;  // (rank, image id) already shipped
   OffloadCounters counters_;
+  std::atomic<bool> shutDown_{false};
 };
 
 }  // namespace ferry::offload

@@ -100,6 +100,10 @@ static bool queueComplete(const AsyncQueue& q) {
 }
 
 Status Client::wait(AsyncQueue& q, const std::string& what) {
+  if (shutDown_) {
+    q = AsyncQueue();
+    return Status(Errc::Unavailable, what + " after Ferry shut down at exit was skipped (MPI has ended)");
+  }
   Backoff backoff;
   noteWait(what);
   while (true) {
@@ -141,6 +145,10 @@ Status Client::wait(AsyncQueue& q, const std::string& what) {
 Status Client::synchronize(AsyncQueue& q) { return wait(q, "synchronize"); }
 
 Result<bool> Client::query(AsyncQueue& q) {
+  if (shutDown_) {
+    q = AsyncQueue();
+    return Status(Errc::Unavailable, "a nowait region after Ferry shut down at exit was skipped (MPI has ended)");
+  }
   if (Status st = progress(q); !st) record(q, st);
   if (!q.error.isOk()) {
     Status st = std::move(q.error);

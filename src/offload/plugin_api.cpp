@@ -3,7 +3,9 @@
 // client, and converts a failure into OFFLOAD_FAIL plus exactly one log line that names
 // the operation, the device, the serving rank and its host.
 #include <atomic>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "offload/bootstrap.h"
 #include "offload/client.h"
@@ -36,7 +38,10 @@ bool validDevice(int32_t id, const char* op) {
 
 int32_t report(const Status& st, const char* op, int32_t id) {
   if (st.isOk()) return abi::kOffloadSuccess;
-  log::error(log::Offload, "%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
+  // At exit, libomptarget may still run a shared library's declare-target destructors after
+  // Ferry has ended MPI; that is expected, not an error worth alarming anyone.
+  if (client().isShutDown()) log::info(log::Offload, "%s on %s: %s", op, client().where(id).c_str(), st.message().c_str());
+  else log::error(log::Offload, "%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
   return abi::kOffloadFail;
 }
 
@@ -229,4 +234,38 @@ FERRY_EXPORT int32_t __tgt_rtl_unregister_lib(__tgt_bin_desc*) {
   // The last library to go ends the job: later calls from libomptarget find no device work.
   if (gRegisteredLibs.fetch_sub(1) == 1) stopOffload();
   return abi::kOffloadSuccess;
+}
+
+// ---- Ferry's own queries (include/ferry/ferry_offload.h) ------------------------------
+
+#include "ferry/ferry_offload.h"
+
+FERRY_EXPORT int ferry_offload_counters_v1(ferry_offload_counters* out, size_t size) {
+  Client* c = Client::instance();
+  if (!c || !out) return FERRY_OFFLOAD_UNAVAILABLE;
+  ferry_offload_counters v{};
+  OffloadCounters& k = c->counters();
+  v.host_to_device_bytes = k.hostToDeviceBytes.load();
+  v.device_to_host_bytes = k.deviceToHostBytes.load();
+  v.device_to_device_bytes = k.deviceToDeviceBytes.load();
+  v.control_messages = k.controlMessages.load();
+  v.kernels_launched = k.kernelsLaunched.load();
+  std::memcpy(out, &v, std::min(size, sizeof v));
+  return FERRY_OFFLOAD_OK;
+}
+
+FERRY_EXPORT int ferry_offload_device_v1(int device, ferry_offload_device* out, size_t size) {
+  Client* c = Client::instance();
+  if (!c || !out) return FERRY_OFFLOAD_UNAVAILABLE;
+  if (device < 0 || device >= c->numDevices()) return FERRY_OFFLOAD_BAD_DEVICE;
+  const DeviceEntry& e = c->entry(device);
+  ferry_offload_device v{};
+  v.rank = e.rank;
+  v.local_index = e.localIndex;
+  v.node = e.node;
+  v.is_gpu = e.kind == service::DeviceKind::Gpu;
+  v.memory_bytes = e.memoryBytes;
+  std::snprintf(v.host, sizeof v.host, "%s", e.host.c_str());
+  std::memcpy(out, &v, std::min(size, sizeof v));
+  return FERRY_OFFLOAD_OK;
 }

@@ -17,10 +17,15 @@ char gWait[1024];
 std::atomic<bool> gWaiting{false};
 char gPrefix[256];
 char gAbortNote[512];
+MPI_Comm gComm = MPI_COMM_NULL;
 
 void onAbort(int sig) {
   (void)!write(STDERR_FILENO, gAbortNote, std::strlen(gAbortNote));
   signal(sig, SIG_DFL);
+  // End the whole job. MPI_Abort is not async-signal-safe, but this process is dying
+  // anyway; should MPI hang here, the alarm ends it.
+  alarm(5);
+  if (gComm != MPI_COMM_NULL) MPI_Abort(gComm, 128 + sig);
   raise(sig);
 }
 
@@ -46,7 +51,8 @@ void noteWait(const std::string& what) {
 
 void clearWait() { gWaiting.store(false); }
 
-void installTerminationReport(const std::string& devices) {
+void installTerminationReport(const std::string& devices, MPI_Comm comm) {
+  gComm = comm;
   std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR offload: ", log::rank(),
                 log::hostName().c_str(), getpid());
   std::snprintf(gAbortNote, sizeof gAbortNote,

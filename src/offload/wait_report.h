@@ -3,6 +3,8 @@
 // survivors), rank 0 still says which operation on which device it was waiting for.
 #pragma once
 
+#include <mpi.h>
+
 #include <string>
 
 namespace ferry::offload {
@@ -13,6 +15,8 @@ void clearWait();
 // handler that recalls the device table (libomptarget aborts on an unknown device or a
 // failed operation), then die of the same signal so that the exit status still tells the
 // launcher what happened. `devices` summarises the table, e.g. "2 devices (0-1) on ranks 1-2".
-void installTerminationReport(const std::string& devices);
+// On SIGABRT the job is ended with MPI_Abort on `comm`, so that no serving rank outlives
+// rank 0 whatever the launcher's clean-up policy.
+void installTerminationReport(const std::string& devices, MPI_Comm comm);
 
 }  // namespace ferry::offload

@@ -10,6 +10,7 @@
 
 #include "platform/log.h"
 #include "platform/parse.h"
+#include "service/crash_report.h"
 
 namespace ferry::service {
 
@@ -98,19 +99,24 @@ Result<std::vector<uint64_t>> CpuDevice::loadImage(const ImageRecord& image) {
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < n; ++i) {
     addrs[i] = reinterpret_cast<uint64_t>(table->EntriesBegin[i].addr);
-    if (image.entries[i].size == 0) kernels_.insert(addrs[i]);
+    if (image.entries[i].size == 0) kernels_[addrs[i]] = image.entries[i].name;
     else globals_[addrs[i]] = image.entries[i].size;
   }
   return addrs;
 }
 
+std::string CpuDevice::kernelName(uint64_t handle) const {
+  std::lock_guard lock(mutex_);
+  auto it = kernels_.find(handle);
+  return it == kernels_.end() ? std::string() : it->second;
+}
+
 Status CpuDevice::launch(const comm::LaunchMsg& m) {
-  {
-    std::lock_guard lock(mutex_);
-    if (!kernels_.count(m.kernel))
-      return Status(Errc::NotFound, "kernel handle " + hex(m.kernel) + " was not issued by this device");
-  }
+  std::string name = kernelName(m.kernel);
+  if (name.empty()) return Status(Errc::NotFound, "kernel handle " + hex(m.kernel) + " was not issued by this device");
   configureThreadOnce();
+  std::string activity = "kernel " + name + " on local device " + std::to_string(pluginId_);
+  setActivity(activity.c_str());
   std::vector<void*> args(m.args.size());
   std::vector<ptrdiff_t> offsets(m.offsets.size());
   for (size_t i = 0; i < args.size(); ++i) {
@@ -125,6 +131,7 @@ Status CpuDevice::launch(const comm::LaunchMsg& m) {
   ka.ThreadLimit[0] = m.threadLimit;
   int32_t rc = plugin_->launchKernel(pluginId_, reinterpret_cast<void*>(m.kernel), args.data(), offsets.data(), &ka,
                                      nullptr);
+  clearActivity();
   if (rc != abi::kOffloadSuccess) return Status(Errc::Internal, "the stock host plugin failed to launch the kernel");
   return {};
 }

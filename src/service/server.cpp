@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "comm/liveness.h"
 #include "comm/mpi_check.h"
 #include "comm/protocol.h"
 #include "platform/backoff.h"
@@ -32,6 +33,15 @@ Server::~Server() { inbox_.close(); }
 
 Status Server::run() {
   Backoff backoff;
+  // A serving rank also watches rank 0: if rank 0 vanishes without the launcher ending the
+  // job (MPICH with -disable-auto-cleanup, srun without --kill-on-bad-exit), the server
+  // must not wait for it forever.
+  std::unique_ptr<comm::PeerWatch> issuer;
+  comm::TagPool watchTags;
+  if (world_.rank() != 0) {
+    watchTags.setUpperBound(world_.tagUpperBound(), comm::TagPool::Half::Server);
+    issuer = std::make_unique<comm::PeerWatch>(world_.comm(), 0, watchTags);
+  }
   while (true) {
     bool progressed = false;
     for (int i = 0; i < kMaxMessagesPerPoll; ++i) {
@@ -39,6 +49,7 @@ Status Server::run() {
       if (!in) return in.takeStatus();
       if (!in->has_value()) break;
       progressed = true;
+      if (issuer && (*in)->source == 0) issuer->heardFrom();
       Status st = dispatch(**in);
       if (Status rel = inbox_.release(**in); !rel) return rel;
       if (!st) return st;
@@ -49,7 +60,12 @@ Status Server::run() {
       busy |= !devices_[d].ops.empty();
     }
     if (Status st = outbox_.reap(); !st) return st;
-    if (shutdown_ && !busy && outbox_.pending() == 0) return {};
+    if (shutdown_ && !busy && outbox_.pending() == 0) {
+      inbox_.close();  // no receive may stay posted into MPI_Finalize
+      return {};
+    }
+    if (issuer)
+      if (Status st = issuer->poll("commands from rank 0"); !st) return st;
     if (progressed) backoff.reset();
     else backoff.idle();
   }

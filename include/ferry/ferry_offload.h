@@ -1,0 +1,64 @@
+/* Ferry offload: optional queries for programs that run on Ferry's OpenMP offload plugin.
+ *
+ * The plugin is loaded by libomptarget at run time, so these functions are looked up with
+ * dlsym and need no link-time dependency: a program built with this header runs unchanged
+ * with or without Ferry (the queries then report FERRY_OFFLOAD_UNAVAILABLE).
+ *
+ * Link with -ldl on old glibc versions. */
+#ifndef FERRY_OFFLOAD_H
+#define FERRY_OFFLOAD_H
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FERRY_OFFLOAD_OK 0
+#define FERRY_OFFLOAD_UNAVAILABLE (-1) /* the Ferry plugin is not loaded in this process */
+#define FERRY_OFFLOAD_BAD_DEVICE (-2)
+
+/* Traffic counters of rank 0 (the process that runs main). */
+typedef struct ferry_offload_counters {
+  uint64_t host_to_device_bytes;   /* bytes rank 0 sent to devices */
+  uint64_t device_to_host_bytes;   /* bytes rank 0 received from devices */
+  uint64_t device_to_device_bytes; /* bytes moved between devices by the serving ranks: none of
+                                      them pass through rank 0 */
+  uint64_t control_messages;       /* commands rank 0 sent */
+  uint64_t kernels_launched;
+} ferry_offload_counters;
+
+/* Where a device of the job's table lives. */
+typedef struct ferry_offload_device {
+  int rank;          /* MPI rank that serves it */
+  int local_index;   /* its index on that rank */
+  int node;          /* node (virtual node under FERRY_VIRTUAL_NODES) */
+  int is_gpu;
+  uint64_t memory_bytes;
+  char host[64];
+} ferry_offload_device;
+
+/* The entry points the plugin exports; `size` lets later versions grow the structs. */
+typedef int (*ferry_offload_counters_fn)(ferry_offload_counters* out, size_t size);
+typedef int (*ferry_offload_device_fn)(int device, ferry_offload_device* out, size_t size);
+
+static inline int ferry_offload_get_counters(ferry_offload_counters* out) {
+  ferry_offload_counters_fn fn = (ferry_offload_counters_fn)dlsym(RTLD_DEFAULT, "ferry_offload_counters_v1");
+  if (!fn) return FERRY_OFFLOAD_UNAVAILABLE;
+  return fn(out, sizeof *out);
+}
+
+static inline int ferry_offload_get_device(int device, ferry_offload_device* out) {
+  ferry_offload_device_fn fn = (ferry_offload_device_fn)dlsym(RTLD_DEFAULT, "ferry_offload_device_v1");
+  if (!fn) return FERRY_OFFLOAD_UNAVAILABLE;
+  return fn(device, out, sizeof *out);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FERRY_OFFLOAD_H */

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# All tests: installs what is missing, builds Ferry against Open MPI and against MPICH, and
+# runs the whole CTest suite on each. Set FERRY_TEST_JOBS to change the parallelism.
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+ferry_install_packages
+jobs="${FERRY_TEST_JOBS:-2}"
+
+ferry_build "$FERRY_ROOT/build"
+(cd "$FERRY_ROOT/build" && ctest -j "$jobs" --output-on-failure --timeout 300)
+
+ferry_build "$FERRY_ROOT/build-mpich" -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich \
+  -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
+(cd "$FERRY_ROOT/build-mpich" && ctest -j "$jobs" --output-on-failure --timeout 300)
+echo "ferry: all tests passed with Open MPI and with MPICH"

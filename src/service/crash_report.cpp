@@ -1,0 +1,47 @@
+#include "service/crash_report.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+
+#include "platform/log.h"
+
+namespace ferry::service {
+namespace {
+
+// Fixed buffers: the handler may only use async-signal-safe calls.
+char gActivity[512];
+std::atomic<bool> gBusy{false};
+char gPrefix[256];
+
+void onFatal(int sig) {
+  char line[1024];
+  int n = std::snprintf(line, sizeof line, "%s%s (signal %d) %s%s\n", gPrefix, strsignal(sig), sig,
+                        gBusy.load() ? "while running " : "while idle", gBusy.load() ? gActivity : "");
+  if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<size_t>(n));
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
+
+void installCrashReport(int rank) {
+  std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR service: serving rank crashed: ", rank,
+                log::hostName().c_str(), getpid());
+  struct sigaction sa {};
+  sa.sa_handler = onFatal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
+}
+
+void setActivity(const char* what) {
+  std::snprintf(gActivity, sizeof gActivity, "%s", what);
+  gBusy.store(true);
+}
+
+void clearActivity() { gBusy.store(false); }
+
+}  // namespace ferry::service

@@ -1,0 +1,15 @@
+// What a serving rank is doing, kept where a fatal-signal handler can print it. A kernel
+// that crashes its process (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) is reported with the
+// kernel's name, device, rank and host before the process dies; the launcher then ends the
+// job as it does for any crashed rank.
+#pragma once
+
+namespace ferry::service {
+
+// Installs the handlers; `rank` and the host go into every report.
+void installCrashReport(int rank);
+// Marks the start and end of work that may crash: `what` is copied (bounded).
+void setActivity(const char* what);
+void clearActivity();
+
+}  // namespace ferry::service
