@@ -1,1 +1,52 @@
-# Placeholder replaced below once the package layout is written.
+# Install layout (mirrors the build tree):
+#   bin/ferry                                   the CLI
+#   <libdir>/ferry/offload/libomptarget.rtl.x86_64{.nextgen,}.so   the offload plugin
+#   include/ferry/*.h                           public C headers
+#   <libdir>/cmake/Ferry/FerryConfig.cmake      find_package(Ferry)
+#   <libdir>/pkgconfig/ferry.pc                 pkg-config ferry
+include(CMakePackageConfigHelpers)
+set(FERRY_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Ferry)
+set(FERRY_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/${FERRY_PLUGIN_SUBDIR})
+
+# These link only Ferry's static libraries and system ones; MPI's wrapper flags already
+# carry the RUNPATH they need, which CMake's install-time RPATH rewrite would trip over.
+set_target_properties(ferry ferry_omptarget_plugin PROPERTIES SKIP_BUILD_RPATH ON)
+install(TARGETS ferry RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS ferry_omptarget_plugin LIBRARY DESTINATION ${FERRY_INSTALL_PLUGINDIR})
+install(CODE "execute_process(COMMAND ${CMAKE_COMMAND} -E create_symlink libomptarget.rtl.x86_64.nextgen.so
+               \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${FERRY_INSTALL_PLUGINDIR}/libomptarget.rtl.x86_64.so)")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ferry DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+# Ferry::headers: the public C headers (ferry_offload.h needs only libdl).
+add_library(ferry_headers INTERFACE)
+add_library(Ferry::headers ALIAS ferry_headers)
+target_include_directories(ferry_headers INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                                                   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_link_libraries(ferry_headers INTERFACE ${CMAKE_DL_LIBS})
+set_target_properties(ferry_headers PROPERTIES EXPORT_NAME headers)
+set(FERRY_EXPORTED_TARGETS ferry_headers)
+
+# ---- collectives: libferry-coll / libferry-pmpi (src/coll) ----------------------------
+if(TARGET ferry_coll)
+  set_target_properties(ferry_coll ferry_pmpi PROPERTIES SKIP_BUILD_RPATH ON)
+  install(TARGETS ferry_coll ferry_pmpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  list(APPEND FERRY_EXPORTED_TARGETS ferry_coll)
+  set_target_properties(ferry_coll PROPERTIES EXPORT_NAME coll)
+  set(FERRY_PC_LIBS "-L\${libdir} -lferry-coll")
+endif()
+# ------------------------------------------------------------------------------------------
+
+install(TARGETS ${FERRY_EXPORTED_TARGETS} EXPORT FerryTargets)
+install(EXPORT FerryTargets NAMESPACE Ferry:: DESTINATION ${FERRY_INSTALL_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/FerryConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/FerryConfig.cmake INSTALL_DESTINATION ${FERRY_INSTALL_CMAKEDIR}
+  PATH_VARS FERRY_INSTALL_PLUGINDIR CMAKE_INSTALL_BINDIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/FerryConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/FerryConfig.cmake ${PROJECT_BINARY_DIR}/FerryConfigVersion.cmake
+        DESTINATION ${FERRY_INSTALL_CMAKEDIR})
+
+# From <prefix>/<libdir>/pkgconfig back up to <prefix>.
+file(RELATIVE_PATH FERRY_PC_UP ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" FERRY_PC_UP "${FERRY_PC_UP}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ferry.pc.in ${PROJECT_BINARY_DIR}/ferry.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ferry.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
