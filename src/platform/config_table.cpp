@@ -9,8 +9,8 @@ constexpr int64_t kNoLimit = INT64_MAX;
 constexpr KnobSpec kKnobTable[] = {
     {Knob::Log, "FERRY_LOG", KnobType::String, "warn", nullptr, 0, 0, "log",
      "Log level and subsystems: LEVEL[,SUBSYS...]. Levels: error, warn, info, debug, trace. "
-     "Subsystems: init, config, comm, shm, offload, service, coll, bench, all (default all). "
-     "Example: FERRY_LOG=debug,comm,offload"},
+     "Subsystems: init, config, comm, shm, offload, service, coll, bench, all (default all); "
+     "subsystems without a level mean info for them. Examples: FERRY_LOG=debug,comm,offload; FERRY_LOG=coll"},
     {Knob::LogFile, "FERRY_LOG_FILE", KnobType::String, "", nullptr, 0, 0, "log",
      "Write log lines to this file instead of stderr; %r becomes the rank, %h the host, %p the pid"},
     {Knob::Timeout, "FERRY_TIMEOUT", KnobType::Duration, "30s", nullptr, 100, 86400000, "comm",

@@ -38,14 +38,14 @@ int launcherRank() {
 Status configure(std::string_view spec) {
   Level level = Level::Warn;
   uint32_t subs = 0;
-  bool first = true;
+  bool first = true, levelGiven = false;
   while (true) {
     size_t comma = spec.find(',');
     std::string_view word = spec.substr(0, comma);
     bool matched = false;
     if (first) {
       for (size_t i = 1; i < std::size(kLevelNames); ++i)
-        if (word == kLevelNames[i]) { level = static_cast<Level>(i); matched = true; }
+        if (word == kLevelNames[i]) { level = static_cast<Level>(i); matched = levelGiven = true; }
     }
     if (!matched) {
       for (const auto& s : kSubs)
@@ -60,6 +60,9 @@ Status configure(std::string_view spec) {
     if (comma == std::string_view::npos) break;
     spec.remove_prefix(comma + 1);
   }
+  // Subsystems without a level ("FERRY_LOG=coll") ask to hear from them: at the default
+  // level, warn, the filter would change nothing, since warnings are never filtered.
+  if (!levelGiven && subs) level = Level::Info;
   detail::gLevel = static_cast<uint8_t>(level);
   detail::gSubs = subs ? subs : Sub::All;
   return {};
