@@ -1,0 +1,227 @@
+#include "coll/allreduce.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "coll/comm_context.h"
+#include "coll/library_ops.h"
+#include "coll/pipeline.h"
+#include "coll/select.h"
+#include "coll/stats.h"
+#include "coll/types.h"
+#include "platform/init.h"
+#include "platform/log.h"
+#include "platform/parse.h"
+
+namespace ferry::coll {
+namespace {
+
+// Set while this thread is inside Ferry: Ferry's own MPI_Allreduce calls (node split,
+// set-up agreement) come back here through the interposer and must reach the library.
+// initial-exec: a %fs-relative load instead of a __tls_get_addr call on every
+// MPI_Allreduce; both libraries are loaded at start-up (linked or LD_PRELOAD), never
+// dlopen'ed.
+__attribute__((tls_model("initial-exec"))) thread_local bool tInside = false;
+
+class InsideGuard {
+ public:
+  InsideGuard() { tInside = true; }
+  ~InsideGuard() { tInside = false; }
+  InsideGuard(const InsideGuard&) = delete;
+  InsideGuard& operator=(const InsideGuard&) = delete;
+};
+
+uint64_t commKey(MPI_Comm comm) {
+  uint64_t key = 0;
+  static_assert(sizeof(MPI_Comm) <= sizeof key);
+  std::memcpy(&key, &comm, sizeof comm);
+  return key;
+}
+
+std::string commLabelFor(MPI_Comm comm, const CommContext* ctx) {
+  if (ctx) return ctx->label();
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int len = 0;
+  MPI_Comm_get_name(comm, name, &len);
+  return len > 0 ? std::string(name, static_cast<size_t>(len)) : "communicator " + hex(commKey(comm));
+}
+
+// At info level each kind of decision is explained once per communicator; at debug level,
+// every call is.
+bool firstOfItsKind(MPI_Comm comm, Rule rule) {
+  static std::mutex mutex;
+  static std::set<std::pair<uint64_t, Rule>>* seen = new std::set<std::pair<uint64_t, Rule>>();
+  std::lock_guard lock(mutex);
+  return seen->emplace(commKey(comm), rule).second;
+}
+
+void report(const Decision& d, const Settings& s, const CallShape& call, MPI_Comm comm, const CommContext* ctx) {
+  if (!log::enabled(log::Level::Info, log::Coll)) return;
+  bool first = firstOfItsKind(comm, d.rule);
+  if (!first && !log::enabled(log::Level::Debug, log::Coll)) return;
+  std::string why = d.rule == Rule::SetupFailed && ctx ? ctx->disabledReason()
+                                                        : explain(d, s, call, ctx ? &ctx->shape() : nullptr);
+  log::write(first ? log::Level::Info : log::Level::Debug, log::Coll, "allreduce of %s on %s: %s (%s): %s",
+             parse::formatSize(call.bytes).c_str(), commLabelFor(comm, ctx).c_str(),
+             d.ferry ? "Ferry" : "MPI library", ruleName(d.rule), why.c_str());
+}
+
+int library(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  countCall(false);
+  return PMPI_Allreduce(send, recv, count, type, op, comm);
+}
+
+bool mpiUsable() {
+  // MPI cannot be initialised again once finalised, so "was initialised" is cached; calls
+  // before MPI_Init or after MPI_Finalize go to the library, which reports the error.
+  static std::atomic<bool> initialised{false};
+  if (initialised.load(std::memory_order_relaxed)) return true;
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin) initialised = true;
+  return init && !fin;
+}
+
+std::string opText(MPI_Op op) {
+  if (op == MPI_MINLOC || op == MPI_MAXLOC) return "MPI_MINLOC/MPI_MAXLOC (pair types)";
+  if (op == MPI_REPLACE || op == MPI_NO_OP) return "MPI_REPLACE/MPI_NO_OP, which are not reductions";
+  int commutes = 0;
+  MPI_Op_commutative(op, &commutes);
+  return commutes ? "a user-defined op (commutative)" : "a user-defined, non-commutative op";
+}
+
+// Why Ferry cannot run this call (empty if it can). Depends only on arguments that MPI
+// requires to be equal on every rank, so every rank finds the same answer.
+std::string unsupportedReason(const void* send, const void* recv, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                              TypeInfo& typeInfo, OpKind& opKind) {
+  int inter = 0, size = 0;
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter) return "an inter-communicator";
+  MPI_Comm_size(comm, &size);
+  if (size == 1) return "a communicator of one rank";
+  auto t = classifyType(type);
+  if (!t) {
+    int ints = 0, addrs = 0, types = 0, combiner = 0;
+    MPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner);
+    return combiner == MPI_COMBINER_NAMED ? "a predefined datatype Ferry does not reduce (pair, complex, "
+                                            "Fortran LOGICAL or wide character)"
+                                          : "a derived datatype";
+  }
+  auto o = classifyOp(op);
+  if (!o) return opText(op);
+  if (!opAllowed(*o, t->group))
+    return std::string(opName(*o)) + " on " + t->name + ", which the MPI standard does not define (the MPI library "
+                                                         "reports the error)";
+  if (!recv || !send) return "a NULL buffer (the MPI library reports the error)";
+  if (send == recv) return "the same send and receive buffer without MPI_IN_PLACE (the MPI library reports the error)";
+  typeInfo = *t;
+  opKind = *o;
+  return {};
+}
+
+int fail(MPI_Comm comm, const CommContext& ctx, uint64_t bytes, const Status& st) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  log::error(log::Coll, "allreduce of %s on %s (rank %d of %d) failed: %s", parse::formatSize(bytes).c_str(),
+             ctx.label().c_str(), rank, ctx.shape().size, st.message().c_str());
+  MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+  return MPI_ERR_OTHER;
+}
+
+int runFerry(const Settings& s, CommContext& ctx, const CallShape& call, const TypeInfo& ti, OpKind opKind,
+             const void* send, void* recv, int count, MPI_Comm comm) {
+  CallArgs args;
+  args.send = static_cast<const uint8_t*>(send == MPI_IN_PLACE ? recv : send);
+  args.recv = static_cast<uint8_t*>(recv);
+  args.reduce = ReduceOp{reduceKernel(opKind, ti.elem), elemSize(ti.elem)};
+  if (ctx.numNodes() > 1) {
+    LibraryReduction lib = libraryReduction(ti.elem, opKind);
+    args.interType = lib.type;
+    args.interOp = lib.op;
+  }
+  // The staging slots were sized with the settings the communicator was set up with.
+  uint64_t chunk = std::min<uint64_t>(chunkBytes(s, call.bytes, ctx.shape()), ctx.area().slotBytes());
+  Plan plan(static_cast<size_t>(count), elemSize(ti.elem), chunk, ctx.localSize());
+  Status st = ctx.path() == IntraPath::Single ? runSingleCopy(ctx, args, plan) : runStaged(ctx, args, plan);
+  if (!st) return fail(comm, ctx, call.bytes, st);
+  countCall(true);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+bool ensureStarted() {
+  static const bool ok = [] {
+    Status st = initPlatform();
+    if (!st)
+      log::error(log::Coll, "%s; Ferry's collectives are off and the MPI library runs every call",
+                 st.message().c_str());
+    return st.isOk();
+  }();
+  return ok;
+}
+
+namespace {
+
+// Everything but the fast path: classification, set-up, decision, explanation, pipeline.
+[[gnu::noinline]] int decideAndRun(const Settings& s, const void* send, void* recv, int count, MPI_Datatype type,
+                                   MPI_Op op, MPI_Comm comm) {
+  InsideGuard guard;
+  CallShape call;
+  // The cheap part first: most small calls are decided here, without looking further.
+  bool validHandles = count > 0 && type != MPI_DATATYPE_NULL && op != MPI_OP_NULL && comm != MPI_COMM_NULL;
+  int typeSize = 0;
+  if (validHandles && MPI_Type_size(type, &typeSize) == MPI_SUCCESS)
+    call.bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(typeSize);
+  else
+    call.unsupported = count == 0 ? "count 0" : "an invalid argument (the MPI library reports the error)";
+  Decision d = preselect(s, call);
+  if (d.ferry) {
+    TypeInfo ti{};
+    OpKind opKind{};
+    call.unsupported = unsupportedReason(send, recv, type, op, comm, ti, opKind);
+    d = preselect(s, call);
+    if (d.ferry) {
+      auto ctx = contextFor(comm, s);
+      if (!ctx) {
+        log::error(log::Coll, "allreduce: %s", ctx.status().message().c_str());
+        MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+        return MPI_ERR_OTHER;
+      }
+      d = (*ctx)->usable() ? select(s, call, (*ctx)->shape()) : Decision{false, Rule::SetupFailed};
+      report(d, s, call, comm, *ctx);
+      if (d.ferry) return runFerry(s, **ctx, call, ti, opKind, send, recv, count, comm);
+      return library(send, recv, count, type, op, comm);
+    }
+  }
+  report(d, s, call, comm, nullptr);
+  return library(send, recv, count, type, op, comm);
+}
+
+}  // namespace
+
+int allreduceWith(const Settings& s, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm) {
+  if (tInside || !ensureStarted() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  // The fast path, for the many small calls: a handful of loads and one MPI_Type_size
+  // before the library runs the call (its cost is what the "never 5% slower" target is
+  // about). When coll logging is on, the slow path explains the decision.
+  int typeSize = 0;
+  if (count > 0 && type != MPI_DATATYPE_NULL && !log::enabled(log::Level::Info, log::Coll) &&
+      MPI_Type_size(type, &typeSize) == MPI_SUCCESS &&
+      belowCrossover(s, static_cast<uint64_t>(count) * static_cast<uint64_t>(typeSize)))
+    return library(send, recv, count, type, op, comm);
+  return decideAndRun(s, send, recv, count, type, op, comm);
+}
+
+int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (tInside || !ensureStarted()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  return allreduceWith(settings(), send, recv, count, type, op, comm);
+}
+
+}  // namespace ferry::coll

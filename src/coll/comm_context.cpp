@@ -1,0 +1,214 @@
+#include "coll/comm_context.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "comm/cma.h"
+#include "comm/mpi_check.h"
+#include "coll/stats.h"
+#include "platform/log.h"
+#include "platform/parse.h"
+#include "platform/topology.h"
+
+namespace ferry::coll {
+namespace {
+
+// A word every rank exposes so that its node peers can test process_vm_readv on it.
+volatile uint64_t gProbeWord = 0;
+constexpr uint64_t kProbeSalt = 0xc011ec7ed0000000ull;
+
+int deleteContext(MPI_Comm, int, void* attr, void*) {
+  delete static_cast<CommContext*>(attr);
+  return MPI_SUCCESS;
+}
+
+// The attribute key under which contexts hang on communicators. MPI_COMM_NULL_COPY_FN: a
+// duplicate gets its own context on first use (its calls must not share flags with the
+// original's).
+int contextKey() {
+  static std::once_flag once;
+  static int key = MPI_KEYVAL_INVALID;
+  std::call_once(once, [] { MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteContext, &key, nullptr); });
+  return key;
+}
+
+std::string commLabel(MPI_Comm comm) {
+  static std::atomic<int> counter{0};
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int len = 0;
+  MPI_Comm_get_name(comm, name, &len);
+  int n = counter++;
+  return len > 0 ? std::string(name, static_cast<size_t>(len)) : "comm #" + std::to_string(n);
+}
+
+}  // namespace
+
+const char* intraPathName(IntraPath p) { return p == IntraPath::Single ? "single-copy" : "staged (two copies)"; }
+
+CommContext::~CommContext() {
+  inter_.reset();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  if (split_.leaderComm != MPI_COMM_NULL) MPI_Comm_free(&split_.leaderComm);
+  if (split_.nodeComm != MPI_COMM_NULL) MPI_Comm_free(&split_.nodeComm);
+}
+
+std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& s) {
+  std::unique_ptr<CommContext> ctx(new CommContext());
+  ctx->label_ = commLabel(comm);
+  ctx->timeoutSeconds_ = s.timeoutSeconds;
+  Status local;
+  auto split = comm::splitNodes(comm, s.virtualNodes);
+  if (split) {
+    ctx->split_ = std::move(split.value());
+    // Ferry's own communicators report errors as codes, so that Ferry can say what failed.
+    MPI_Comm_set_errhandler(ctx->split_.nodeComm, MPI_ERRORS_RETURN);
+    if (ctx->split_.leaderComm != MPI_COMM_NULL) MPI_Comm_set_errhandler(ctx->split_.leaderComm, MPI_ERRORS_RETURN);
+    ctx->shape_.numNodes = ctx->split_.numNodes;
+    local = ctx->setupNode(s);
+  } else {
+    local = split.takeStatus();
+  }
+  MPI_Comm_size(comm, &ctx->shape_.size);
+  if (Status st = ctx->agree(comm, s, local); !st) {
+    ctx->usable_ = false;
+    ctx->disabledReason_ = st.message();
+    log::warn(log::Coll, "%s: Ferry's allreduce is off for this communicator, the MPI library runs it: %s",
+              ctx->label_.c_str(), st.message().c_str());
+    return ctx;
+  }
+  ctx->decideSpin(s);
+  ctx->usable_ = true;
+  stats().setups.fetch_add(1, std::memory_order_relaxed);
+  log::info(log::Coll, "%s", ctx->describe().c_str());
+  return ctx;
+}
+
+Status CommContext::probeSameNode(const Settings& s) {
+  gProbeWord = kProbeSalt ^ static_cast<uint64_t>(getpid());
+  int64_t mine[2] = {getpid(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(&gProbeWord))};
+  std::vector<int64_t> all(2 * static_cast<size_t>(split_.localSize));
+  if (Status st = comm::mpiStatus(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, split_.nodeComm),
+                                  "MPI_Allgather(node pids)");
+      !st)
+    return st;
+  pids_.resize(static_cast<size_t>(split_.localSize));
+  std::string failure;
+  for (int r = 0; r < split_.localSize; ++r) {
+    pids_[r] = static_cast<pid_t>(all[2 * r]);
+    if (r == split_.localRank || !failure.empty()) continue;
+    uint64_t expected = kProbeSalt ^ static_cast<uint64_t>(pids_[r]);
+    failure = comm::cmaProbe(pids_[r], static_cast<uint64_t>(all[2 * r + 1]), &expected, sizeof expected);
+  }
+  int works = failure.empty() ? 1 : 0, allWork = 0;
+  if (Status st = comm::mpiStatus(MPI_Allreduce(&works, &allWork, 1, MPI_INT, MPI_MIN, split_.nodeComm),
+                                  "MPI_Allreduce(cma probe)");
+      !st)
+    return st;
+  if (!failure.empty()) {
+    int scope = comm::yamaPtraceScope();
+    if (scope > 0) failure += " (kernel.yama.ptrace_scope=" + std::to_string(scope) + ")";
+  } else if (!allWork) {
+    failure = "process_vm_readv fails on another rank of this node";
+  }
+  if (s.intra == IntraChoice::Staged) {
+    path_ = IntraPath::Staged;
+    pathReason_ = "FERRY_COLL_INTRA=staged";
+  } else if (allWork) {
+    path_ = IntraPath::Single;
+    pathReason_ = "process_vm_readv works between the ranks of this node";
+  } else if (s.intra == IntraChoice::Single) {
+    return Status(Errc::Unavailable, "FERRY_COLL_INTRA=single, but " + failure +
+                                         "; set FERRY_COLL_INTRA=auto to use the two-copy path instead");
+  } else {
+    path_ = IntraPath::Staged;
+    pathReason_ = "single copy is not possible here: " + failure;
+  }
+  return {};
+}
+
+Status CommContext::setupNode(const Settings& s) {
+  if (Status st = probeSameNode(s); !st) return st;
+  bool staging = path_ == IntraPath::Staged;
+  size_t bytes = NodeArea::bytesFor(split_.localSize, s.depth, s.chunkSize, staging);
+  auto seg = comm::mapNodeSegment(split_.nodeComm, bytes, "coll");
+  if (!seg) return seg.takeStatus();
+  segment_ = std::move(seg.value());
+  area_ = NodeArea(segment_.data(), split_.localSize, s.depth, s.chunkSize, staging);
+  if (isLeader() && split_.numNodes > 1) {
+    auto inter = makeInterStage(s.inter, split_.leaderComm, s.depth);
+    if (!inter) return inter.takeStatus();
+    inter_ = std::move(inter.value());
+  }
+  return {};
+}
+
+// One allreduce tells every rank whether set-up worked everywhere, whether the settings
+// agree (ranks that decide differently would deadlock), and the communicator's shape.
+Status CommContext::agree(MPI_Comm comm, const Settings& s, Status local) {
+  int64_t fp = static_cast<int64_t>(s.fingerprint() >> 2);
+  int64_t mine[5] = {local ? 1 : 0, fp, -fp, split_.localSize, -static_cast<int64_t>(split_.localSize)};
+  int64_t low[5] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 5, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
+    return st;
+  if (!local) return local;
+  if (low[0] == 0) return Status(Errc::Unavailable, "set-up failed on another rank of " + label_ + "; its log says why");
+  if (low[1] != -low[2])
+    return Status(Errc::InvalidArgument, "the FERRY_COLL* or FERRY_VIRTUAL_NODES settings differ between the ranks of " +
+                                             label_ + "; give every rank the same values");
+  shape_.minLocal = static_cast<int>(low[3]);
+  shape_.maxLocal = static_cast<int>(-low[4]);
+  return {};
+}
+
+void CommContext::decideSpin(const Settings& s) {
+  // With more ranks than hardware threads, a spinning rank takes the core from the peer it
+  // waits for; then yield at once.
+  int onMyMachine = 0;
+  for (int p : split_.physNodeOfRank) onMyMachine += p == split_.physNode ? 1 : 0;
+  bool oversubscribed = onMyMachine > nodeTopology().pus;
+  spinNs_ = oversubscribed ? 0 : static_cast<uint64_t>(s.spinSeconds * 1e9);
+}
+
+uint64_t CommContext::beginCall(uint64_t chunks) {
+  chunkBase_ = nextChunkBase_;
+  nextChunkBase_ += chunks;
+  return ++callSeq_;
+}
+
+std::string CommContext::describe() const {
+  if (!usable_) return label_ + ": Ferry's allreduce is off here: " + disabledReason_;
+  std::string per = shape_.minLocal == shape_.maxLocal
+                        ? std::to_string(shape_.maxLocal)
+                        : std::to_string(shape_.minLocal) + " to " + std::to_string(shape_.maxLocal);
+  return label_ + ": " + std::to_string(shape_.size) + " ranks on " + std::to_string(shape_.numNodes) + " node(s), " + per +
+         " per node; same-node path " + intraPathName(path_) + " (" + pathReason_ + ")" +
+         (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") : "") +
+         "; spin " + parse::formatSeconds(static_cast<double>(spinNs_) * 1e-9);
+}
+
+Result<CommContext*> contextFor(MPI_Comm comm, const Settings& s) {
+  int key = contextKey();
+  void* attr = nullptr;
+  int found = 0;
+  if (Status st = comm::mpiStatus(MPI_Comm_get_attr(comm, key, &attr, &found), "MPI_Comm_get_attr"); !st) return st;
+  if (found) return static_cast<CommContext*>(attr);
+  CommContext* ctx = CommContext::create(comm, s).release();
+  if (Status st = comm::mpiStatus(MPI_Comm_set_attr(comm, key, ctx), "MPI_Comm_set_attr"); !st) {
+    delete ctx;
+    return st;
+  }
+  return ctx;
+}
+
+CommContext* existingContext(MPI_Comm comm) {
+  void* attr = nullptr;
+  int found = 0;
+  if (MPI_Comm_get_attr(comm, contextKey(), &attr, &found) != MPI_SUCCESS || !found) return nullptr;
+  return static_cast<CommContext*>(attr);
+}
+
+}  // namespace ferry::coll

@@ -1,0 +1,96 @@
+// What Ferry keeps per communicator: the node split, the node's shared segment, the
+// same-node data path chosen for it, and (on leaders) the inter-node stage. It is built
+// collectively on the first call that needs it, cached on the communicator as an MPI
+// attribute, and released by the attribute's delete callback when the program frees the
+// communicator (MPI_Comm_free), so it works the same through the C API and the interposer.
+#pragma once
+
+#include <mpi.h>
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/node_split.h"
+#include "comm/shm_segment.h"
+#include "coll/inter_stage.h"
+#include "coll/node_area.h"
+#include "coll/select.h"
+#include "coll/settings.h"
+#include "platform/status.h"
+
+namespace ferry::coll {
+
+// How the ranks of one node reach each other's data.
+enum class IntraPath : uint8_t {
+  Single,  // one copy: peers' buffers read in place (mapped, or process_vm_readv/writev)
+  Staged,  // two copies: through staging slots in the node's segment
+};
+const char* intraPathName(IntraPath p);
+
+class CommContext {
+ public:
+  ~CommContext();
+  CommContext(const CommContext&) = delete;
+  CommContext& operator=(const CommContext&) = delete;
+
+  // Collective over `comm`. Never fails half-way on some ranks only: if set-up fails
+  // anywhere, every rank gets a context that is !usable() with the reason.
+  static std::unique_ptr<CommContext> create(MPI_Comm comm, const Settings& s);
+
+  bool usable() const { return usable_; }
+  const std::string& disabledReason() const { return disabledReason_; }
+  const std::string& label() const { return label_; }  // "MPI_COMM_WORLD", "comm #3"
+  const CommShape& shape() const { return shape_; }
+  std::string describe() const;
+
+  int localRank() const { return split_.localRank; }
+  int localSize() const { return split_.localSize; }
+  bool isLeader() const { return split_.localRank == 0; }
+  int numNodes() const { return shape_.numNodes; }
+  IntraPath path() const { return path_; }
+  const std::string& pathReason() const { return pathReason_; }
+  const NodeArea& area() const { return area_; }
+  InterStage* inter() const { return inter_.get(); }
+  const std::vector<pid_t>& pids() const { return pids_; }  // of node-local ranks
+  uint64_t spinNs() const { return spinNs_; }
+  double timeoutSeconds() const { return timeoutSeconds_; }
+
+  // Numbers the calls that run Ferry's algorithm and the chunks they move; equal on every
+  // rank because every rank runs the same calls in the same order.
+  uint64_t beginCall(uint64_t chunks);
+  uint64_t chunkBase() const { return chunkBase_; }
+
+ private:
+  CommContext() = default;
+  Status setupNode(const Settings& s);
+  Status probeSameNode(const Settings& s);
+  Status agree(MPI_Comm comm, const Settings& s, Status local);
+  void decideSpin(const Settings& s);
+
+  bool usable_ = false;
+  std::string disabledReason_;
+  std::string label_;
+  CommShape shape_;
+  comm::NodeSplit split_;
+  std::vector<pid_t> pids_;
+  IntraPath path_ = IntraPath::Single;
+  std::string pathReason_;
+  comm::ShmSegment segment_;
+  NodeArea area_;
+  std::unique_ptr<InterStage> inter_;
+  uint64_t spinNs_ = 0;
+  double timeoutSeconds_ = 30;
+  uint64_t callSeq_ = 0;
+  uint64_t chunkBase_ = 0;
+  uint64_t nextChunkBase_ = 0;
+};
+
+// The context of `comm`, created (collectively) if it has none yet. Fails only on MPI errors
+// in the attribute calls; a failed set-up is a context that is not usable().
+Result<CommContext*> contextFor(MPI_Comm comm, const Settings& s);
+// The context of `comm` if it has one already (for describing it).
+CommContext* existingContext(MPI_Comm comm);
+
+}  // namespace ferry::coll

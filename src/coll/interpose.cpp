@@ -1,0 +1,47 @@
+// The PMPI interposer (libferry-pmpi.so): preloaded (`ferry run --pmpi`, LD_PRELOAD) or
+// linked before the MPI library, it replaces these MPI entry points and nothing else, so
+// every other call still goes straight to the MPI library:
+//   MPI_Allreduce            Ferry's allreduce where it is faster, PMPI_Allreduce otherwise
+//   MPI_Alloc_mem/Free_mem   memory peers can map (FERRY_COLL_ALLOC_MEM), so that allreduce
+//                            on it needs no system call; other requests go to the library
+// Fortran bindings are not replaced (Open MPI's call PMPI_ directly).
+#include <mpi.h>
+
+#include "coll/allreduce.h"
+#include "coll/settings.h"
+#include "coll/shared_heap.h"
+#include "ferry/ferry_coll.h"
+#include "platform/log.h"
+
+using namespace ferry;
+
+extern "C" {
+
+FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm) {
+  return coll::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+FERRY_COLL_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  // Small requests stay with the library: allreduce on them runs the library's algorithm
+  // anyway, and each shared block costs a file descriptor.
+  if (!coll::ensureStarted() || !coll::settings().allocMem || size < 0 ||
+      static_cast<uint64_t>(size) < coll::settings().minSize)
+    return PMPI_Alloc_mem(size, info, baseptr);
+  auto p = coll::SharedHeap::instance().allocate(static_cast<size_t>(size));
+  if (!p) {
+    log::warn(log::Coll, "MPI_Alloc_mem: %s; the MPI library serves this request instead (FERRY_COLL_ALLOC_MEM=0 "
+                         "makes it serve every request)",
+              p.status().message().c_str());
+    return PMPI_Alloc_mem(size, info, baseptr);
+  }
+  *static_cast<void**>(baseptr) = *p;
+  return MPI_SUCCESS;
+}
+
+FERRY_COLL_API int MPI_Free_mem(void* base) {
+  if (coll::SharedHeap::instance().release(base)) return MPI_SUCCESS;
+  return PMPI_Free_mem(base);
+}
+
+}  // extern "C"

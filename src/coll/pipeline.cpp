@@ -1,0 +1,94 @@
+#include "coll/pipeline.h"
+
+#include <algorithm>
+
+#include "coll/stats.h"
+
+namespace ferry::coll {
+
+Pipeline::Pipeline(CommContext& ctx, const CallArgs& args, const Plan& plan)
+    : ctx_(ctx),
+      args_(args),
+      plan_(plan),
+      area_(ctx.area()),
+      mine_(ctx.area().line(ctx.localRank())),
+      me_(ctx.localRank()),
+      k_(ctx.localSize()),
+      seq_(ctx.beginCall(plan.chunks())),  // numbers this call's flags; see CommContext
+      base_(ctx.chunkBase()) {}
+
+bool Pipeline::finished() const { return nextDeliver_ == plan_.chunks(); }
+
+bool Pipeline::resultReady(size_t c) const {
+  if (ctx_.numNodes() == 1) return area_.lowest(&RankLine::reduced) >= mark(c);
+  return area_.leader().interDone.load(std::memory_order_acquire) >= mark(c);
+}
+
+Result<bool> Pipeline::leaderStep() {
+  InterStage* inter = ctx_.inter();
+  if (!inter) return false;
+  bool moved = false;
+  size_t depth = static_cast<size_t>(area_.depth());
+  // Start every chunk the node has finished, up to `depth` in flight.
+  while (interStarted_ < plan_.chunks() && interStarted_ - interDone_ < depth &&
+         area_.lowest(&RankLine::reduced) >= mark(interStarted_)) {
+    size_t c = interStarted_;
+    if (Status st = inter->start(static_cast<int>(c % depth), interBuffer(c), plan_.chunk(c).size(), args_.interType,
+                                 args_.interOp);
+        !st)
+      return st.withContext("starting the inter-node stage of chunk " + std::to_string(c));
+    ++interStarted_;
+    moved = true;
+  }
+  // Publish finished chunks in order: the node delivers a chunk once the counter passes it.
+  while (interDone_ < interStarted_) {
+    auto done = inter->test(static_cast<int>(interDone_ % depth));
+    if (!done) return done.takeStatus();
+    if (!*done) break;
+    ++interDone_;
+    area_.leader().interDone.store(mark(interDone_ - 1), std::memory_order_release);
+    stats().interChunks.fetch_add(1, std::memory_order_relaxed);
+    moved = true;
+  }
+  return moved;
+}
+
+Status Pipeline::run() {
+  Waiter waiter(ctx_.timeoutSeconds(), ctx_.spinNs(), ctx_.pids());
+  publish();
+  mine_.posted.store(seq_, std::memory_order_release);
+  if (Status st = begin(waiter); !st) return st;
+  while (!finished()) {
+    bool moved = false;
+    for (auto step : {&Pipeline::stageNext, &Pipeline::reduceNext, &Pipeline::leaderStep, &Pipeline::deliverNext}) {
+      auto r = (this->*step)();
+      if (!r) return r.takeStatus();
+      moved = moved || *r;
+    }
+    if (moved) waiter.progressed();
+    else if (Status st = waiter.idle([this] { return waitingFor(); }); !st) return st;
+  }
+  mine_.finished.store(seq_, std::memory_order_release);
+  return end(waiter);
+}
+
+std::string Pipeline::waitingFor() const {
+  // Each rank's progress in this call, as chunks staged/reduced/delivered.
+  auto rel = [this](uint64_t v) { return v <= base_ ? std::string("0") : std::to_string(v - base_); };
+  std::string s = "in call " + std::to_string(seq_) + " on " + ctx_.label() + " (" + std::to_string(plan_.chunks()) +
+                  " chunks; this is node-local rank " + std::to_string(me_) + "); chunks staged/reduced/delivered by "
+                  "node-local rank:";
+  for (int r = 0; r < k_; ++r) {
+    const RankLine& l = area_.line(r);
+    if (l.posted.load() < seq_) {
+      s += " " + std::to_string(r) + ": not in this call yet;";
+      continue;
+    }
+    s += " " + std::to_string(r) + ": " + rel(l.stagedIn.load()) + "/" + rel(l.reduced.load()) + "/" +
+         rel(l.delivered.load()) + (l.finished.load() >= seq_ ? " (finished)" : "") + ";";
+  }
+  if (ctx_.numNodes() > 1) s += " inter-node stage finished " + rel(area_.leader().interDone.load()) + " chunks";
+  return s;
+}
+
+}  // namespace ferry::coll

@@ -1,0 +1,95 @@
+// The chunk pipeline of Ferry's allreduce, shared by both same-node data paths:
+//
+//   for each chunk c (every rank, as soon as what it needs is there):
+//     [stage]    staged path only: copy my input of c into my staging slot
+//     reduce     fold my share of c over the node's inputs (node-local rank order)
+//     [inter]    leader, several nodes: MPI_Iallreduce of c across the leaders, in place,
+//                while the node goes on with c+1, c+2, ...
+//     deliver    copy the finished c into my receive buffer
+//
+// Each step is a short non-blocking "try"; run() loops over them and waits (with a timeout)
+// only when none could move. Ranks learn about each other's progress from the monotonic
+// counters in the node's shared segment (node_area.h). Subclasses supply where the data
+// lives; this class supplies the order, the leader's stage and the waiting.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "coll/comm_context.h"
+#include "coll/fold.h"
+#include "coll/plan.h"
+#include "coll/waiter.h"
+#include "platform/status.h"
+
+namespace ferry::coll {
+
+struct CallArgs {
+  const uint8_t* send = nullptr;  // == recv for MPI_IN_PLACE
+  uint8_t* recv = nullptr;
+  ReduceOp reduce;
+  // What the leaders hand to the library across nodes (library_ops.h).
+  MPI_Datatype interType = MPI_DATATYPE_NULL;
+  MPI_Op interOp = MPI_OP_NULL;
+};
+
+class Pipeline {
+ public:
+  virtual ~Pipeline() = default;
+  Status run();
+
+ protected:
+  Pipeline(CommContext& ctx, const CallArgs& args, const Plan& plan);
+
+  // Before the first chunk / after the last one (single copy: publish and learn buffer
+  // addresses, and wait until no peer reads my buffers any more). publish() writes what
+  // peers may read once this rank's `posted` counter reaches the call.
+  virtual void publish() {}
+  virtual Status begin(Waiter& waiter) { return {}; }
+  virtual Status end(Waiter& waiter) { return {}; }
+  virtual Result<bool> stageNext() { return false; }
+  virtual Result<bool> reduceNext() = 0;
+  virtual Result<bool> deliverNext() = 0;
+  // Where the leader's inter-node stage reduces chunk `c` in place.
+  virtual uint8_t* interBuffer(size_t c) = 0;
+
+  // The counter value that says "chunk c is done" in this call.
+  uint64_t mark(size_t c) const { return base_ + c + 1; }
+  // Whether chunk `c`'s result may be delivered: the node reduced it, and, with several
+  // nodes, the leaders reduced it across nodes.
+  bool resultReady(size_t c) const;
+  std::string waitingFor() const;
+  // A wait for `cond` on the node's counters, with the waiter's timeout.
+  template <typename Cond>
+  Status waitUntil(Waiter& waiter, Cond cond);
+
+  CommContext& ctx_;
+  const CallArgs& args_;
+  const Plan& plan_;
+  const NodeArea& area_;
+  RankLine& mine_;
+  int me_, k_;
+  uint64_t seq_, base_;
+  size_t nextStage_ = 0, nextReduce_ = 0, nextDeliver_ = 0;
+
+ private:
+  Result<bool> leaderStep();
+  bool finished() const;
+
+  size_t interStarted_ = 0, interDone_ = 0;
+};
+
+template <typename Cond>
+Status Pipeline::waitUntil(Waiter& waiter, Cond cond) {
+  while (!cond())
+    if (Status st = waiter.idle([this] { return waitingFor(); }); !st) return st;
+  waiter.progressed();
+  return {};
+}
+
+// Run one call on the communicator's data path.
+Status runSingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan);
+Status runStaged(CommContext& ctx, const CallArgs& args, const Plan& plan);
+
+}  // namespace ferry::coll

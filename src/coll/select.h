@@ -1,0 +1,50 @@
+// The cost model: Ferry's allreduce or the MPI library's, for one call. It sees only what is
+// equal on every rank of the communicator (message size, datatype and op, the
+// communicator's shape, the settings), so every rank takes the same decision without
+// talking to the others. Each decision carries a sentence that FERRY_LOG=coll prints.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "coll/settings.h"
+
+namespace ferry::coll {
+
+struct CallShape {
+  uint64_t bytes = 0;
+  std::string unsupported;  // why Ferry cannot run this call at all; empty if it can
+};
+
+struct CommShape {
+  int size = 1;
+  int numNodes = 1;
+  int minLocal = 1;  // fewest ranks on a node
+  int maxLocal = 1;  // most ranks on a node
+};
+
+enum class Rule : uint8_t { Off, Unsupported, BelowCrossover, OneRankPerNode, SetupFailed, Forced, Chosen };
+const char* ruleName(Rule r);
+
+struct Decision {
+  bool ferry = false;
+  Rule rule = Rule::Off;
+};
+
+// Before the communicator is set up: is the call a candidate at all? A "ferry" answer means
+// only that; select() decides once the communicator's shape is known. Set-up is collective,
+// so it must hinge on nothing but rank-invariant inputs, as this does. Both are cheap and
+// allocate nothing: they run on every call, small ones included.
+Decision preselect(const Settings& s, const CallShape& call);
+// The rule that decides most calls, inline for the fast path of allreduce.cpp.
+inline bool belowCrossover(const Settings& s, uint64_t bytes) { return s.mode == Mode::Auto && bytes < s.minSize; }
+Decision select(const Settings& s, const CallShape& call, const CommShape& comm);
+
+// The sentence that explains a decision (FERRY_LOG=coll); `comm` is null before set-up.
+std::string explain(const Decision& d, const Settings& s, const CallShape& call, const CommShape* comm);
+
+// Pipeline chunk for a message of `bytes`: small enough that several chunks overlap the node
+// and inter-node stages, large enough that per-chunk costs stay small.
+uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm);
+
+}  // namespace ferry::coll

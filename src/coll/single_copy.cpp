@@ -1,0 +1,135 @@
+// The single-copy data path: each rank reads its share of every chunk straight from its node
+// peers' send buffers and writes the result straight into the destination (its own receive
+// buffer, or the leader's when there are several nodes). Peers' buffers in Ferry's shared
+// heap are mapped (through the registration cache) and read in place; any other buffer is
+// read with process_vm_readv. Either way each byte crosses between processes once.
+//
+// Because peers read this rank's buffers in place, a rank may return only once every peer
+// of its node is done with the call (end()).
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "coll/pipeline.h"
+#include "coll/reg_cache.h"
+#include "coll/shared_heap.h"
+#include "platform/log.h"
+
+namespace ferry::coll {
+namespace {
+
+class SingleCopy final : public Pipeline {
+ public:
+  SingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan) : Pipeline(ctx, args, plan) {}
+
+ private:
+  void publish() override;
+  Status begin(Waiter& waiter) override;
+  Status end(Waiter& waiter) override;
+  Result<bool> reduceNext() override;
+  Result<bool> deliverNext() override;
+  uint8_t* interBuffer(size_t c) override { return args_.recv + plan_.offset(plan_.chunk(c)); }
+
+  BufferRef reach(int r, const BufferDesc& d);
+  // Where my shares go: my receive buffer, or the leader's, from which the leaders reduce
+  // across nodes and every rank of the node then copies the result.
+  const BufferRef& reduceTarget() const { return ctx_.numNodes() > 1 ? recvs_[0] : recvs_[me_]; }
+
+  std::vector<BufferRef> sends_, recvs_;
+  std::vector<std::shared_ptr<const comm::ShmSegment>> pins_;  // mappings used by this call
+};
+
+BufferDesc describeBuffer(const void* p, size_t len) {
+  BufferDesc d;
+  d.addr = reinterpret_cast<uint64_t>(p);
+  if (auto block = SharedHeap::instance().find(p, len)) d.block = *block;
+  return d;
+}
+
+void SingleCopy::publish() {
+  size_t len = plan_.count() * plan_.elemSize();
+  mine_.send = describeBuffer(args_.send, len);
+  mine_.recv = describeBuffer(args_.recv, len);
+}
+
+BufferRef SingleCopy::reach(int r, const BufferDesc& d) {
+  pid_t pid = ctx_.pids()[static_cast<size_t>(r)];
+  if (d.block.gen != 0) {
+    auto mapping = regCache().map(pid, d.block, d.addr, plan_.count() * plan_.elemSize());
+    if (mapping) {
+      pins_.push_back(*mapping);
+      return BufferRef::mapped((*mapping)->data() + (d.addr - d.block.base));
+    }
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+      log::warn(log::Coll, "%s: cannot map node-local rank %d's buffer, reading it with process_vm_readv instead: %s",
+                ctx_.label().c_str(), r, mapping.status().message().c_str());
+  }
+  return BufferRef::remote(pid, d.addr);
+}
+
+Status SingleCopy::begin(Waiter& waiter) {
+  if (Status st = waitUntil(waiter, [this] { return area_.lowest(&RankLine::posted) >= seq_; }); !st)
+    return st.withContext("waiting for the node's buffer addresses");
+  sends_.resize(static_cast<size_t>(k_));
+  recvs_.resize(static_cast<size_t>(k_));
+  for (int r = 0; r < k_; ++r) {
+    if (r == me_) {
+      sends_[r] = BufferRef::local(const_cast<uint8_t*>(args_.send));
+      recvs_[r] = BufferRef::local(args_.recv);
+    } else {
+      sends_[r] = reach(r, area_.line(r).send);
+      recvs_[r] = reach(r, area_.line(r).recv);
+    }
+  }
+  return {};
+}
+
+Result<bool> SingleCopy::reduceNext() {
+  if (nextReduce_ == plan_.chunks()) return false;
+  size_t c = nextReduce_;
+  Range share = plan_.share(c, me_);
+  if (Status st = foldInto(sends_, reduceTarget(), plan_.offset(share), plan_.bytes(share), args_.reduce); !st)
+    return st.withContext("reducing chunk " + std::to_string(c) + " on " + ctx_.label());
+  mine_.reduced.store(mark(c), std::memory_order_release);
+  ++nextReduce_;
+  return true;
+}
+
+Result<bool> SingleCopy::deliverNext() {
+  if (nextDeliver_ == plan_.chunks() || !resultReady(nextDeliver_)) return false;
+  size_t c = nextDeliver_;
+  BufferRef dst = BufferRef::local(args_.recv);
+  if (ctx_.numNodes() > 1) {
+    Range ch = plan_.chunk(c);
+    if (!ctx_.isLeader())
+      if (Status st = copyRange(recvs_[0], dst, plan_.offset(ch), plan_.bytes(ch)); !st)
+        return st.withContext("copying chunk " + std::to_string(c) + " from the node leader on " + ctx_.label());
+  } else {
+    for (int s = 0; s < k_; ++s) {
+      if (s == me_) continue;
+      Range share = plan_.share(c, s);
+      if (Status st = copyRange(recvs_[s], dst, plan_.offset(share), plan_.bytes(share)); !st)
+        return st.withContext("copying node-local rank " + std::to_string(s) + "'s share of chunk " +
+                              std::to_string(c) + " on " + ctx_.label());
+    }
+  }
+  mine_.delivered.store(mark(c), std::memory_order_release);
+  ++nextDeliver_;
+  return true;
+}
+
+Status SingleCopy::end(Waiter& waiter) {
+  if (Status st = waitUntil(waiter, [this] { return area_.lowest(&RankLine::finished) >= seq_; }); !st)
+    return st.withContext("waiting for the node's ranks to finish with this rank's buffers");
+  return {};
+}
+
+}  // namespace
+
+Status runSingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan) {
+  SingleCopy p(ctx, args, plan);
+  return p.run();
+}
+
+}  // namespace ferry::coll

@@ -1,0 +1,82 @@
+// The two-copy data path, for machines where one process may not read another's memory
+// (Yama, containers): each rank copies its input of a chunk into its staging slot in the
+// node's segment, the shares are reduced from the slots into a result slot, and each rank
+// copies the result out. `depth` slots per rank let copies of later chunks proceed while
+// earlier ones are reduced; a slot is reused only once every rank is done with it. Nothing
+// reads this rank's own buffers, so it may return as soon as its result is in place.
+#include <cstring>
+#include <vector>
+
+#include "coll/pipeline.h"
+#include "coll/stats.h"
+
+namespace ferry::coll {
+namespace {
+
+class Staged final : public Pipeline {
+ public:
+  Staged(CommContext& ctx, const CallArgs& args, const Plan& plan)
+      : Pipeline(ctx, args, plan), sources_(static_cast<size_t>(ctx.localSize())) {}
+
+ private:
+  Result<bool> stageNext() override;
+  Result<bool> reduceNext() override;
+  Result<bool> deliverNext() override;
+  uint8_t* interBuffer(size_t c) override { return area_.result(slot(c)); }
+
+  size_t slot(size_t c) const { return c % static_cast<size_t>(area_.depth()); }
+  // Chunk `c` may take its slot once every rank has passed chunk c - depth, which used it
+  // before, through `counter`.
+  bool slotFree(size_t c, std::atomic<uint64_t> RankLine::*counter) const {
+    size_t depth = static_cast<size_t>(area_.depth());
+    return c < depth || area_.lowest(counter) >= mark(c - depth);
+  }
+
+  std::vector<BufferRef> sources_;
+};
+
+Result<bool> Staged::stageNext() {
+  size_t c = nextStage_;
+  if (c == plan_.chunks() || !slotFree(c, &RankLine::reduced)) return false;
+  Range ch = plan_.chunk(c);
+  std::memcpy(area_.input(me_, slot(c)), args_.send + plan_.offset(ch), plan_.bytes(ch));
+  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
+  mine_.stagedIn.store(mark(c), std::memory_order_release);
+  ++nextStage_;
+  return true;
+}
+
+Result<bool> Staged::reduceNext() {
+  size_t c = nextReduce_;
+  if (c == plan_.chunks() || area_.lowest(&RankLine::stagedIn) < mark(c) || !slotFree(c, &RankLine::delivered))
+    return false;
+  for (int r = 0; r < k_; ++r) sources_[static_cast<size_t>(r)] = BufferRef::local(area_.input(r, slot(c)));
+  Range ch = plan_.chunk(c), share = plan_.share(c, me_);
+  if (Status st = foldInto(sources_, BufferRef::local(area_.result(slot(c))), plan_.offset(share) - plan_.offset(ch),
+                           plan_.bytes(share), args_.reduce);
+      !st)
+    return st;
+  mine_.reduced.store(mark(c), std::memory_order_release);
+  ++nextReduce_;
+  return true;
+}
+
+Result<bool> Staged::deliverNext() {
+  size_t c = nextDeliver_;
+  if (c == plan_.chunks() || !resultReady(c)) return false;
+  Range ch = plan_.chunk(c);
+  std::memcpy(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
+  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
+  mine_.delivered.store(mark(c), std::memory_order_release);
+  ++nextDeliver_;
+  return true;
+}
+
+}  // namespace
+
+Status runStaged(CommContext& ctx, const CallArgs& args, const Plan& plan) {
+  Staged p(ctx, args, plan);
+  return p.run();
+}
+
+}  // namespace ferry::coll

@@ -1,0 +1,41 @@
+// How a pipeline waits for its node peers: it backs off like every Ferry wait (busy-poll,
+// then yield, then sleep), notices at once when a peer process has exited, and gives up
+// after FERRY_TIMEOUT without progress instead of hanging, with a message that says what it
+// was waiting for.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "platform/backoff.h"
+#include "platform/status.h"
+
+namespace ferry::coll {
+
+class Waiter {
+ public:
+  // `peers`: pids of the node-local ranks, checked for liveness while waiting; the vector
+  // must outlive the waiter (it belongs to the communicator's context).
+  Waiter(double timeoutSeconds, uint64_t spinNs, const std::vector<pid_t>& peers);
+
+  // Call after a poll found nothing to do. `what` describes the awaited event; it is only
+  // called when the wait fails.
+  Status idle(const std::function<std::string()>& what);
+  // Call after a poll made progress: the timeout counts from the last progress.
+  void progressed();
+
+ private:
+  Status checkPeers(const std::function<std::string()>& what) const;
+
+  double timeoutSeconds_;
+  const std::vector<pid_t>& peers_;
+  Backoff backoff_;
+  uint64_t lastProgressNs_;
+  uint64_t nextPeerCheckNs_;
+};
+
+}  // namespace ferry::coll
