@@ -9,18 +9,30 @@ namespace ferry::tools {
 Command addRunCommand(CLI::App& app) {
   auto spec = std::make_shared<LaunchSpec>();
   auto dryRun = std::make_shared<bool>(false);
+  auto pmpi = std::make_shared<bool>(false);
   app.add_option("-n,--np", spec->ranks, "number of ranks (rank 0 runs main, the others serve devices)")
       ->check(CLI::PositiveNumber);
   app.add_option("--launcher-arg", spec->launcherArgs, "extra argument for the MPI launcher (repeatable)");
   app.add_flag("--dry-run", *dryRun, "print the launcher command instead of running it");
+  app.add_flag("--pmpi", *pmpi,
+               "preload Ferry's MPI interposer (libferry-pmpi.so): a faster MPI_Allreduce for unmodified MPI "
+               "programs; every other MPI call still goes to the MPI library");
   // Everything from the program on belongs to the program.
   app.prefix_command();
-  app.footer("Usage: ferry run [-n N] [--launcher-arg ARG]... PROGRAM [ARGS...]");
-  return [spec, dryRun, &app] {
+  app.footer("Usage: ferry run [-n N] [--pmpi] [--launcher-arg ARG]... PROGRAM [ARGS...]");
+  return [spec, dryRun, pmpi, &app] {
     spec->program = app.remaining();
     if (spec->program.empty()) {
       std::fprintf(stderr, "ferry run: no program given (ferry run -n 3 ./app)\n");
       return 2;
+    }
+    if (*pmpi) {
+      auto lib = pmpiLibrary();
+      if (!lib) {
+        std::fprintf(stderr, "ferry run --pmpi: %s\n", lib.status().message().c_str());
+        return 1;
+      }
+      spec->preload.push_back(*lib);
     }
     auto argv = launcherCommand(*spec);
     if (!argv) {

@@ -35,6 +35,18 @@ Result<std::string> pluginDir() {
                                     "; build it (cmake --build build) before running offload programs");
 }
 
+Result<std::string> pmpiLibrary() {
+  const std::string lib = "libferry-pmpi.so";
+  fs::path bin = selfDir();
+  // Build tree: build/bin/ferry -> build/lib. Install: prefix/bin -> prefix/<libdir>.
+  for (const fs::path& dir : {bin.parent_path() / "lib", bin.parent_path() / FERRY_INSTALL_LIBDIR})
+    if (fs::exists(dir / lib)) return fs::canonical(dir / lib).string();
+  return Status(Errc::NotFound, "the collectives interposer (" + lib + ") is not in " +
+                                    (bin.parent_path() / "lib").string() + " nor in " +
+                                    (bin.parent_path() / FERRY_INSTALL_LIBDIR).string() +
+                                    "; build it (cmake --build build --target ferry_pmpi)");
+}
+
 std::string prependedLibraryPath(const std::string& dir) {
   const char* cur = std::getenv("LD_LIBRARY_PATH");
   std::string rest = cur ? cur : "";

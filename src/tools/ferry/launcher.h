@@ -12,6 +12,8 @@ namespace ferry::tools {
 
 // Directory that holds the offload plugin (build tree or install tree).
 Result<std::string> pluginDir();
+// Path of the collectives' PMPI interposer, libferry-pmpi.so (build tree or install tree).
+Result<std::string> pmpiLibrary();
 // Directory of the ferry executable itself.
 std::string selfDir();
 // `dir` prepended to the current LD_LIBRARY_PATH (without duplicating it).
