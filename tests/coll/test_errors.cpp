@@ -1,0 +1,146 @@
+// What the user sees: FERRY_LOG=coll explains each choice; a rank that never joins the
+// call makes the others fail after the timeout (not hang) with a message that says what
+// they waited for and which setting to change; ranks whose settings differ do not
+// deadlock but fall back to the library, with the reason.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "coll/allreduce.h"
+#include "coll/comm_context.h"
+#include "coll_test_util.h"
+#include "platform/clock.h"
+#include "platform/log.h"
+
+namespace ferry::coll::testing {
+namespace {
+
+int rankOf(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+// Sends this process's log lines to a file for the duration of a test, and reads them back.
+class LogCapture {
+ public:
+  explicit LogCapture(const char* spec) : path_("/tmp/ferry-coll-test-" + std::to_string(getpid()) + ".log") {
+    (void)ensureStarted();  // it configures logging from FERRY_LOG once; do that first
+    std::remove(path_.c_str());
+    EXPECT_TRUE(log::setFile(path_).isOk());
+    EXPECT_TRUE(log::configure(spec).isOk());
+  }
+  ~LogCapture() {
+    (void)log::configure("warn");
+    std::remove(path_.c_str());
+  }
+  std::string text() const {
+    std::ifstream in(path_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  std::string path_;
+};
+
+void pairSum(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < 2 * *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+}
+
+TEST(CollErrors, FerryLogCollExplainsEachChoice) {
+  LogCapture capture("coll");  // FERRY_LOG=coll: no level given, so info for coll
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_name(c, "explained");
+  Settings s = settings();
+  s.mode = Mode::Auto;
+  std::vector<int> small(4, 1), big(s.minSize / sizeof(int) * 2, 1), out(big.size());
+  ASSERT_EQ(allreduceWith(s, small.data(), out.data(), 4, MPI_INT, MPI_SUM, c), MPI_SUCCESS);
+  ASSERT_EQ(allreduceWith(s, big.data(), out.data(), static_cast<int>(big.size()), MPI_INT, MPI_SUM, c), MPI_SUCCESS);
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Op op;  // Open MPI takes only user ops on derived datatypes
+  MPI_Op_create(pairSum, 1, &op);
+  ASSERT_EQ(allreduceWith(s, big.data(), out.data(), static_cast<int>(big.size() / 2), pair, op, c), MPI_SUCCESS);
+  MPI_Op_free(&op);
+  MPI_Type_free(&pair);
+  std::string log = capture.text();
+  EXPECT_NE(log.find("allreduce of 16 B on explained: MPI library (below-crossover): 16 B is below "
+                     "FERRY_COLL_MIN_SIZE"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("on explained: MPI library (unsupported): a derived datatype"), std::string::npos) << log;
+  EXPECT_NE(log.find("explained: " + std::to_string(existingContext(c)->shape().size) + " ranks on"), std::string::npos)
+      << "the set-up reports the data path: " << log;
+  EXPECT_NE(log.find("same-node path"), std::string::npos) << log;
+  bool ferry = log.find("on explained: Ferry (chosen)") != std::string::npos;
+  bool perNode = log.find("on explained: MPI library (one-rank-per-node)") != std::string::npos;
+  EXPECT_TRUE(ferry != perNode) << "the large call is explained either way: " << log;
+  EXPECT_NE(log.find("rank=" + std::to_string(rankOf(MPI_COMM_WORLD)) + " host="), std::string::npos);
+  MPI_Comm_free(&c);
+}
+
+TEST(CollErrors, AMissingRankTimesOutWithAClearMessage) {
+  LogCapture capture("warn");
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  Settings s = forcedSettings();
+  s.timeoutSeconds = 0.5;
+  std::vector<double> in(1000, 1.0), out(1000);
+  ASSERT_EQ(allreduceWith(s, in.data(), out.data(), 1000, MPI_DOUBLE, MPI_SUM, c), MPI_SUCCESS);  // sets up
+  // Rank 0 must have a node peer to wait for: alone on its node, it would wait in the
+  // leaders' MPI_Iallreduce instead, which MPI gives no way to abandon cleanly.
+  int withPeer = existingContext(c)->localSize() > 1;
+  PMPI_Bcast(&withPeer, 1, MPI_INT, 0, c);
+  if (!withPeer) {
+    MPI_Comm_free(&c);
+    GTEST_SKIP() << "rank 0 has no node peer in this layout";
+  }
+  if (rankOf(c) == 0) {
+    // Every other rank skips this call.
+    double t0 = nowSeconds();
+    int rc = allreduceWith(s, in.data(), out.data(), 1000, MPI_DOUBLE, MPI_SUM, c);
+    double waited = nowSeconds() - t0;
+    EXPECT_EQ(rc, MPI_ERR_OTHER);
+    EXPECT_GE(waited, 0.5);
+    EXPECT_LT(waited, 5.0) << "the timeout must end the wait";
+    std::string log = capture.text();
+    EXPECT_NE(log.find("ERROR coll: allreduce of 7.8 KiB on comm #"), std::string::npos) << log;
+    EXPECT_NE(log.find("(rank 0 of "), std::string::npos) << log;
+    EXPECT_NE(log.find("no progress for"), std::string::npos) << log;
+    EXPECT_NE(log.find("raise FERRY_TIMEOUT"), std::string::npos) << log;
+    EXPECT_NE(log.find("1: not in this call yet"), std::string::npos) << "names the missing node peer: " << log;
+  }
+  PMPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&c);
+}
+
+TEST(CollErrors, DifferentSettingsFallBackInsteadOfDeadlocking) {
+  LogCapture capture("warn");
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  Settings s = forcedSettings();
+  if (rankOf(c) == 1) s.chunkSize = 8192;  // e.g. FERRY_COLL_CHUNK_SIZE set on one rank only
+  std::vector<int> in(100000, 1), out(in.size());
+  StatsSnapshot before = statsNow();
+  ASSERT_EQ(allreduceWith(s, in.data(), out.data(), static_cast<int>(in.size()), MPI_INT, MPI_SUM, c), MPI_SUCCESS);
+  int ranks = 0;
+  MPI_Comm_size(c, &ranks);
+  EXPECT_EQ(out, std::vector<int>(in.size(), ranks));
+  EXPECT_EQ(statsNow().ferryCalls, before.ferryCalls);
+  ASSERT_NE(existingContext(c), nullptr);
+  EXPECT_FALSE(existingContext(c)->usable());
+  EXPECT_NE(existingContext(c)->disabledReason().find("settings differ between the ranks"), std::string::npos);
+  EXPECT_NE(capture.text().find("give every rank the same values"), std::string::npos) << capture.text();
+  MPI_Comm_free(&c);
+}
+
+}  // namespace
+}  // namespace ferry::coll::testing

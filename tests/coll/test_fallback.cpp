@@ -1,0 +1,184 @@
+// What Ferry does not handle goes to the MPI library, with the library's result: derived
+// datatypes, user-defined ops (commutative or not), pair types, count 0, one-rank and
+// inter-communicators, and, in auto mode, messages below the crossover and communicators
+// with one rank per node.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "coll/allreduce.h"
+#include "coll/comm_context.h"
+#include "coll/types.h"
+#include "coll_test_util.h"
+
+namespace ferry::coll::testing {
+namespace {
+
+Settings autoSettings() {
+  Settings s = settings();
+  s.mode = Mode::Auto;
+  return s;
+}
+
+int rankOf(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+// Runs `call` and checks that the library ran it and Ferry did not.
+template <typename F>
+void expectLibrary(F call, const char* what) {
+  StatsSnapshot before = statsNow();
+  call();
+  StatsSnapshot after = statsNow();
+  EXPECT_EQ(after.ferryCalls, before.ferryCalls) << what;
+  EXPECT_EQ(after.libraryCalls, before.libraryCalls + 1) << what;
+}
+
+void nonCommutativeFirst(void* in, void* inout, int* len, MPI_Datatype*) {
+  // inout = in "then" inout: keeps the left operand; MPI applies it in rank order.
+  for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] = static_cast<int*>(in)[i];
+}
+void commutativeMax(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i)
+    static_cast<int*>(inout)[i] = std::max(static_cast<int*>(in)[i], static_cast<int*>(inout)[i]);
+}
+
+const int kLarge = 1 << 18;  // ints: 1 MiB, well above any crossover
+
+void pairSum(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < 2 * *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+}
+
+TEST(AllreduceFallback, DerivedDatatype) {
+  // Open MPI accepts only user ops on derived datatypes, MPICH predefined ones too.
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Op op;
+  MPI_Op_create(pairSum, 1, &op);
+  std::vector<int> in(2 * kLarge, rankOf(MPI_COMM_WORLD) + 1), got(in.size()), want(in.size());
+  PMPI_Allreduce(in.data(), want.data(), kLarge, pair, op, MPI_COMM_WORLD);
+  expectLibrary([&] { allreduceWith(forcedSettings(), in.data(), got.data(), kLarge, pair, op, MPI_COMM_WORLD); },
+                "derived datatype");
+  EXPECT_EQ(got, want);
+  MPI_Op_free(&op);
+  MPI_Type_free(&pair);
+}
+
+TEST(AllreduceFallback, UserOps) {
+  for (bool commute : {true, false}) {
+    MPI_Op op;
+    MPI_Op_create(commute ? commutativeMax : nonCommutativeFirst, commute, &op);
+    std::vector<int> in(kLarge), got(kLarge), want(kLarge);
+    for (int i = 0; i < kLarge; ++i) in[i] = (rankOf(MPI_COMM_WORLD) * 31 + i) % 1000;
+    PMPI_Allreduce(in.data(), want.data(), kLarge, MPI_INT, op, MPI_COMM_WORLD);
+    expectLibrary([&] { allreduceWith(forcedSettings(), in.data(), got.data(), kLarge, MPI_INT, op, MPI_COMM_WORLD); },
+                  commute ? "commutative user op" : "non-commutative user op");
+    EXPECT_EQ(got, want);
+    MPI_Op_free(&op);
+  }
+}
+
+TEST(AllreduceFallback, PairTypeWithMinloc) {
+  struct DoubleInt {
+    double v;
+    int i;
+  };
+  std::vector<DoubleInt> in(kLarge / 4), got(in.size()), want(in.size());
+  for (size_t i = 0; i < in.size(); ++i) in[i] = {static_cast<double>((i * 7 + rankOf(MPI_COMM_WORLD) * 3) % 11), rankOf(MPI_COMM_WORLD)};
+  int n = static_cast<int>(in.size());
+  PMPI_Allreduce(in.data(), want.data(), n, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
+  expectLibrary([&] { allreduceWith(forcedSettings(), in.data(), got.data(), n, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD); },
+                "MPI_MINLOC");
+  for (size_t i = 0; i < in.size(); ++i) EXPECT_TRUE(got[i].v == want[i].v && got[i].i == want[i].i) << i;
+}
+
+TEST(AllreduceFallback, CountZeroAndOneRankCommunicator) {
+  int x = 5, y = -1;
+  expectLibrary([&] { EXPECT_EQ(allreduceWith(forcedSettings(), &x, &y, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS); },
+                "count 0");
+  EXPECT_EQ(y, -1) << "count 0 writes nothing";
+  std::vector<int> in(kLarge, 3), got(kLarge);
+  expectLibrary([&] { allreduceWith(forcedSettings(), in.data(), got.data(), kLarge, MPI_INT, MPI_SUM, MPI_COMM_SELF); },
+                "MPI_COMM_SELF");
+  EXPECT_EQ(got, in);
+}
+
+TEST(AllreduceFallback, InterCommunicator) {
+  int rank = rankOf(MPI_COMM_WORLD), ranks = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks < 2) GTEST_SKIP() << "needs two groups";
+  MPI_Comm half, inter;
+  int color = rank < ranks / 2 ? 0 : 1;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color == 0 ? ranks / 2 : 0, 11, &inter);
+  std::vector<int> in(kLarge, rank + 1), got(kLarge), want(kLarge);
+  PMPI_Allreduce(in.data(), want.data(), kLarge, MPI_INT, MPI_SUM, inter);
+  expectLibrary([&] { allreduceWith(forcedSettings(), in.data(), got.data(), kLarge, MPI_INT, MPI_SUM, inter); },
+                "inter-communicator");
+  EXPECT_EQ(got, want);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
+TEST(AllreduceFallback, SmallMessagesInAutoModeNeverSetUp) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  Settings s = autoSettings();
+  int n = static_cast<int>(s.minSize / sizeof(int)) - 1;  // one int below the crossover
+  ASSERT_GT(n, 0);
+  std::vector<int> in(static_cast<size_t>(n), 2), got(in.size());
+  expectLibrary([&] { allreduceWith(s, in.data(), got.data(), n, MPI_INT, MPI_SUM, c); }, "below the crossover");
+  int ranks = 0;
+  MPI_Comm_size(c, &ranks);
+  EXPECT_EQ(got, std::vector<int>(in.size(), 2 * ranks));
+  EXPECT_EQ(existingContext(c), nullptr) << "small calls must not pay for a set-up";
+  MPI_Comm_free(&c);
+}
+
+TEST(AllreduceFallback, AutoModeUsesTheNodeStructure) {
+  // Above the crossover, auto mode runs Ferry unless every node has one rank.
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  Settings s = autoSettings();
+  int n = static_cast<int>(s.minSize / sizeof(int)) * 4;
+  std::vector<int> in(static_cast<size_t>(n), 1), got(in.size());
+  StatsSnapshot before = statsNow();
+  ASSERT_EQ(allreduceWith(s, in.data(), got.data(), n, MPI_INT, MPI_SUM, c), MPI_SUCCESS);
+  StatsSnapshot after = statsNow();
+  CommContext* ctx = existingContext(c);
+  ASSERT_NE(ctx, nullptr);
+  ASSERT_TRUE(ctx->usable()) << ctx->disabledReason();
+  bool ferryExpected = ctx->shape().maxLocal > 1;
+  EXPECT_EQ(after.ferryCalls - before.ferryCalls, ferryExpected ? 1u : 0u) << ctx->describe();
+  EXPECT_EQ(after.libraryCalls - before.libraryCalls, ferryExpected ? 0u : 1u) << ctx->describe();
+  int ranks = 0;
+  MPI_Comm_size(c, &ranks);
+  EXPECT_EQ(got, std::vector<int>(in.size(), ranks));
+  MPI_Comm_free(&c);
+}
+
+TEST(CollTypes, ClassifiesPredefinedTypesOnly) {
+  EXPECT_EQ(classifyType(MPI_INT)->elem, Elem::I32);
+  EXPECT_EQ(classifyType(MPI_UNSIGNED_LONG)->elem, Elem::U64);
+  EXPECT_EQ(classifyType(MPI_LONG_DOUBLE)->elem, Elem::F80);
+  EXPECT_EQ(classifyType(MPI_C_BOOL)->group, TypeGroup::Logical);
+  EXPECT_EQ(classifyType(MPI_BYTE)->group, TypeGroup::Byte);
+  EXPECT_EQ(classifyType(MPI_INTEGER)->group, TypeGroup::FortranInteger);
+  EXPECT_FALSE(classifyType(MPI_DOUBLE_INT).has_value());
+  EXPECT_FALSE(classifyType(MPI_C_DOUBLE_COMPLEX).has_value());
+  MPI_Datatype derived;
+  MPI_Type_contiguous(1, MPI_INT, &derived);
+  MPI_Type_commit(&derived);
+  EXPECT_FALSE(classifyType(derived).has_value()) << "even a derived type with the layout of MPI_INT";
+  MPI_Type_free(&derived);
+  EXPECT_FALSE(classifyOp(MPI_MINLOC).has_value());
+  EXPECT_FALSE(opAllowed(OpKind::Band, TypeGroup::Floating));
+  EXPECT_FALSE(opAllowed(OpKind::Land, TypeGroup::FortranInteger));
+  EXPECT_FALSE(opAllowed(OpKind::Sum, TypeGroup::Byte));
+}
+
+}  // namespace
+}  // namespace ferry::coll::testing

@@ -1,0 +1,101 @@
+// The cost model's rules, each on its own, and the sentence that explains them.
+#include <gtest/gtest.h>
+
+#include "coll/select.h"
+
+namespace ferry::coll {
+namespace {
+
+CommShape shape(int size, int nodes, int minLocal, int maxLocal) { return {size, nodes, minLocal, maxLocal}; }
+
+TEST(CollSelect, OffAlwaysGoesToTheLibrary) {
+  Settings s;
+  s.mode = Mode::Off;
+  Decision d = select(s, {64 << 20, ""}, shape(8, 2, 4, 4));
+  EXPECT_FALSE(d.ferry);
+  EXPECT_EQ(d.rule, Rule::Off);
+}
+
+TEST(CollSelect, UnsupportedGoesToTheLibraryEvenWhenForced) {
+  Settings s;
+  s.mode = Mode::On;
+  CallShape call{1 << 20, "a derived datatype"};
+  Decision d = preselect(s, call);
+  EXPECT_FALSE(d.ferry);
+  EXPECT_EQ(d.rule, Rule::Unsupported);
+  EXPECT_EQ(explain(d, s, call, nullptr), "a derived datatype");
+}
+
+TEST(CollSelect, CrossoverIsTheMinSize) {
+  Settings s;
+  s.minSize = 64 * 1024;
+  EXPECT_EQ(preselect(s, {64 * 1024 - 1, ""}).rule, Rule::BelowCrossover);
+  EXPECT_TRUE(preselect(s, {64 * 1024, ""}).ferry);
+  Decision d = preselect(s, {100, ""});
+  EXPECT_NE(explain(d, s, {100, ""}, nullptr).find("FERRY_COLL_MIN_SIZE=64 KiB"), std::string::npos);
+}
+
+TEST(CollSelect, OneRankPerNodeGoesToTheLibraryUnlessForced) {
+  Settings s;
+  CallShape big{8 << 20, ""};
+  EXPECT_EQ(select(s, big, shape(4, 4, 1, 1)).rule, Rule::OneRankPerNode);
+  EXPECT_TRUE(select(s, big, shape(3, 2, 1, 2)).ferry) << "uneven: one node has two ranks";
+  s.mode = Mode::On;
+  Decision d = select(s, big, shape(4, 4, 1, 1));
+  EXPECT_TRUE(d.ferry);
+  EXPECT_EQ(d.rule, Rule::Forced);
+  EXPECT_TRUE(select(s, {8, ""}, shape(2, 1, 2, 2)).ferry) << "forced ignores the crossover";
+}
+
+TEST(CollSelect, ChosenExplainsTheShape) {
+  Settings s;
+  CallShape call{1 << 20, ""};
+  CommShape c = shape(6, 2, 2, 4);
+  Decision d = select(s, call, c);
+  EXPECT_TRUE(d.ferry);
+  std::string why = explain(d, s, call, &c);
+  EXPECT_NE(why.find("6 ranks on 2 node(s), 2 to 4 per node"), std::string::npos) << why;
+  EXPECT_NE(why.find("overlapped"), std::string::npos) << why;
+}
+
+TEST(CollSelect, ChunksAllowOverlapAcrossNodes) {
+  Settings s;
+  s.chunkSize = 512 * 1024;
+  EXPECT_EQ(chunkBytes(s, 1 << 20, shape(4, 1, 4, 4)), 512u * 1024) << "one node: the largest chunk";
+  EXPECT_EQ(chunkBytes(s, 1 << 20, shape(4, 2, 2, 2)), 256u * 1024) << "several nodes: at least four chunks";
+  EXPECT_EQ(chunkBytes(s, 100 * 1024, shape(4, 2, 2, 2)), 64u * 1024) << "but no chunk below 64 KiB";
+  EXPECT_EQ(chunkBytes(s, 1000, shape(4, 2, 2, 2)), 1000u);
+}
+
+TEST(CollSettings, FingerprintCoversTheDecisionInputsOnly) {
+  Settings a, b;
+  EXPECT_EQ(a.fingerprint(), b.fingerprint());
+  b.timeoutSeconds = 5;
+  b.regCacheBytes = 1;
+  EXPECT_EQ(a.fingerprint(), b.fingerprint()) << "may differ per rank";
+  b.chunkSize = 4096;
+  EXPECT_NE(a.fingerprint(), b.fingerprint());
+  Settings c;
+  c.virtualNodes = 2;
+  EXPECT_NE(a.fingerprint(), c.fingerprint());
+}
+
+TEST(CollSettings, ReadFromTheRegistry) {
+  std::vector<std::string> env = {"FERRY_COLL=on", "FERRY_COLL_MIN_SIZE=1M", "FERRY_COLL_INTRA=staged",
+                                  "FERRY_COLL_DEPTH=3", "FERRY_COLL_ALLOC_MEM=0"};
+  auto cfg = Config::fromEntries(env);
+  ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
+  Settings s = Settings::fromConfig(*cfg);
+  EXPECT_EQ(s.mode, Mode::On);
+  EXPECT_EQ(s.minSize, 1u << 20);
+  EXPECT_EQ(s.intra, IntraChoice::Staged);
+  EXPECT_EQ(s.depth, 3);
+  EXPECT_FALSE(s.allocMem);
+  auto bad = Config::fromEntries(std::vector<std::string>{"FERRY_COLL=fast"});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("FERRY_COLL='fast' is invalid: expected one of auto|on|off"), std::string::npos)
+      << bad.status().message();
+}
+
+}  // namespace
+}  // namespace ferry::coll
