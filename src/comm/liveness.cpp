@@ -85,7 +85,7 @@ PeerWatch::~PeerWatch() {
 
 void PeerWatch::heardFrom() { lastHeardNs_ = nowNs(); }
 
-Status PeerWatch::poll(const std::string& what) {
+Status PeerWatch::poll(std::string_view what) {
   uint64_t now = nowNs();
   if (pongRecv_ != MPI_REQUEST_NULL) {
     int done = 0;
@@ -119,7 +119,7 @@ Status PeerWatch::poll(const std::string& what) {
     return Status(Errc::Timeout,
                   "rank " + std::to_string(peer_) + " on host " + host + " has not answered for " +
                       parse::formatSeconds(quiet) + " while rank " + std::to_string(w ? w->rank() : 0) +
-                      " waited for " + what + "; it has died or cannot be reached (raise FERRY_TIMEOUT, now " +
+                      " waited for " + std::string(what) + "; it has died or cannot be reached (raise FERRY_TIMEOUT, now " +
                       parse::formatSeconds(timeout) + ", if the network is merely slow)");
   }
   return {};

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -39,7 +40,7 @@ class PeerWatch {
   PeerWatch(MPI_Comm comm, int peer, TagPool& tags);
   ~PeerWatch();
   // `what` describes the wait, for the error message.
-  Status poll(const std::string& what);
+  Status poll(std::string_view what);
   // Anything heard from the peer counts as a sign of life.
   void heardFrom();
 

@@ -13,11 +13,15 @@ Status Outbox::send(int peer, int tag, std::vector<uint8_t> bytes) {
   int done = 0;
   if (Status st = mpiStatus(MPI_Test(&e.req, &done, MPI_STATUS_IGNORE), "MPI_Test(control send)", peer); !st)
     return st;
-  if (!done) entries_.push_back(std::move(e));
+  if (!done) {
+    entries_.push_back(std::move(e));
+    pending_.store(entries_.size(), std::memory_order_relaxed);
+  }
   return {};
 }
 
 Status Outbox::reap() {
+  if (pending_.load(std::memory_order_relaxed) == 0) return {};  // the common case, lock-free
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < entries_.size();) {
     int done = 0;
@@ -32,13 +36,11 @@ Status Outbox::reap() {
       ++i;
     }
   }
+  pending_.store(entries_.size(), std::memory_order_relaxed);
   return {};
 }
 
-size_t Outbox::pending() {
-  std::lock_guard lock(mutex_);
-  return entries_.size();
-}
+size_t Outbox::pending() { return pending_.load(std::memory_order_relaxed); }
 
 Inbox::Inbox(MPI_Comm comm, int slots, size_t slotBytes, int tag)
     : comm_(comm), tag_(tag), slotBytes_(slotBytes), buffers_(slots), reqs_(slots, MPI_REQUEST_NULL) {

@@ -35,6 +35,7 @@ class Outbox {
   MPI_Comm comm_;
   std::mutex mutex_;
   std::vector<Entry> entries_;
+  std::atomic<size_t> pending_{0};  // entries_.size(), readable without the lock
 };
 
 struct Incoming {

@@ -1,5 +1,6 @@
 #include "comm/protocol.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include "comm/wire.h"
@@ -56,7 +57,7 @@ struct BodyEncoder {
     putData(w, m.data);
   }
   void operator()(const LaunchMsg& m) {
-    w.put(m.kernel).put(m.numTeams).put(m.threadLimit).put(m.tripCount);
+    w.put(m.kernel).put(m.numTeams).put(m.threadLimit).put(m.tripCount).put(m.replyTag);
     w.put<uint32_t>(static_cast<uint32_t>(m.args.size()));
     w.bytes(m.args.data(), m.args.size() * sizeof(uint64_t));
     w.bytes(m.offsets.data(), m.offsets.size() * sizeof(int64_t));
@@ -132,7 +133,8 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
     case MsgType::Launch: {
       LaunchMsg m;
       uint32_t n = 0;
-      if (!r.get(m.kernel) || !r.get(m.numTeams) || !r.get(m.threadLimit) || !r.get(m.tripCount) || !r.get(n) ||
+      if (!r.get(m.kernel) || !r.get(m.numTeams) || !r.get(m.threadLimit) || !r.get(m.tripCount) ||
+          !r.get(m.replyTag) || !r.get(n) ||
           n > kMaxKernelArgs)
         return false;
       const uint8_t *args = nullptr, *offs = nullptr;
@@ -226,6 +228,15 @@ std::vector<uint8_t> encode(MsgType type, uint32_t device, uint64_t seq, const B
   h.seq = seq;
   h.bodyLen = static_cast<uint32_t>(out.size() - kHeaderSize);
   std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
+std::vector<uint8_t> encodeOkReply(uint64_t seq) {
+  // Leaked on purpose: the plugin still replies from an atexit handler, after static
+  // destructors registered later than it have run.
+  static const auto* kTemplate = new std::vector<uint8_t>(encode(MsgType::Reply, kNoDevice, 0, ReplyMsg{}));
+  std::vector<uint8_t> out = *kTemplate;
+  std::memcpy(out.data() + offsetof(Header, seq), &seq, sizeof seq);
   return out;
 }
 

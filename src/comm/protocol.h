@@ -114,6 +114,7 @@ struct LaunchMsg {
   uint32_t numTeams = 0;
   uint32_t threadLimit = 0;
   uint64_t tripCount = 0;
+  int32_t replyTag = 0;  // 0: no reply; else reply once the kernel has finished
   std::vector<uint64_t> args;
   std::vector<int64_t> offsets;
 };
@@ -151,6 +152,9 @@ struct Message {
 // ExchangeSend and ExchangeRecv share ExchangeMsg, so the type is given explicitly.
 std::vector<uint8_t> encode(MsgType type, uint32_t device, uint64_t seq, const Body& body,
                             const void* inlineBytes = nullptr, size_t inlineLen = 0);
+
+// A Reply with code Ok and nothing else: the most frequent message, built from a template.
+std::vector<uint8_t> encodeOkReply(uint64_t seq);
 
 // Decodes and validates. Pointers in the result refer into `buf`.
 Result<Message> decode(const uint8_t* buf, size_t len);

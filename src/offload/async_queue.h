@@ -15,6 +15,7 @@
 
 #include "comm/liveness.h"
 #include "comm/mpi_pipe.h"
+#include "comm/protocol.h"
 #include "platform/status.h"
 
 namespace ferry::offload {
@@ -58,6 +59,13 @@ struct PendingSend {
 //   Fenced - unconfirmed ops all precede a barrier, so any later reply confirms them.
 enum class DeviceSync : uint8_t { Clean, Dirty, Fenced };
 
+// A kernel launch not sent yet: it goes out with the queue's next op, or, at synchronize,
+// with a reply request, so that a kernel-only region costs one message each way.
+struct DeferredLaunch {
+  int device = -1;
+  comm::LaunchMsg msg;
+};
+
 struct AsyncQueue {
   std::vector<std::unique_ptr<PendingReply>> replies;
   std::vector<std::unique_ptr<PendingSend>> sends;
@@ -66,8 +74,10 @@ struct AsyncQueue {
   // Liveness of the peer this queue waits on (kept across non-blocking queries).
   std::unique_ptr<comm::PeerWatch> watch;
   int watchedPeer = -1;
+  uint64_t firstQueryNs = 0;  // query_async: when polling this queue began
+  std::optional<DeferredLaunch> deferred;
 
-  bool idle() const { return replies.empty() && sends.empty(); }
+  bool idle() const { return replies.empty() && sends.empty() && !deferred; }
   void noteNoReplyOp(int device) { devices[device] = DeviceSync::Dirty; }
   void noteBarrier(int device) { devices[device] = DeviceSync::Fenced; }
 };

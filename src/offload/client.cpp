@@ -44,8 +44,9 @@ Status Client::send(int id, MsgType type, const comm::Body& body, const void* in
   const DeviceEntry& e = devices_[id]->entry;
   counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
   uint64_t seq = seq_.fetch_add(1);
-  log::trace(log::Offload, "send %s seq %llu to %s", comm::msgTypeName(type), static_cast<unsigned long long>(seq),
-             where(id).c_str());
+  if (log::enabled(log::Level::Trace, log::Offload))
+    log::trace(log::Offload, "send %s seq %llu to %s", comm::msgTypeName(type), static_cast<unsigned long long>(seq),
+               where(id).c_str());
   auto bytes = comm::encode(type, static_cast<uint32_t>(e.localIndex), seq, body, inlineBytes, inlineLen);
   return outbox_.send(e.rank, comm::kControlTag, std::move(bytes));
 }
@@ -170,6 +171,7 @@ Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, cons
   if (ka->NumArgs > comm::kMaxKernelArgs)
     return Status(Errc::Unsupported, "kernel " + k->name + " has " + std::to_string(ka->NumArgs) +
                                          " arguments; at most " + std::to_string(comm::kMaxKernelArgs) + " are supported");
+  if (Status st = flushDeferred(q, false); !st) return st;
   comm::LaunchMsg m;
   m.kernel = k->handle;
   m.numTeams = ka->NumTeams[0];
@@ -181,10 +183,22 @@ Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, cons
     m.args[i] = reinterpret_cast<uint64_t>(args[i]);
     m.offsets[i] = offsets ? static_cast<int64_t>(offsets[i]) : 0;
   }
-  if (Status st = send(id, MsgType::Launch, m); !st) return st;
   counters_.kernelsLaunched.fetch_add(1, std::memory_order_relaxed);
+  q.deferred = DeferredLaunch{id, std::move(m)};
   q.noteBarrier(id);
   return {};
+}
+
+Status Client::flushDeferred(AsyncQueue& q, bool reply) {
+  if (!q.deferred) return {};
+  DeferredLaunch d = std::move(*q.deferred);
+  q.deferred.reset();
+  if (reply) {
+    d.msg.replyTag = tags_.next();
+    expectReply(q, d.device, d.msg.replyTag, 0, "launch_kernel");
+    q.devices[d.device] = DeviceSync::Clean;  // the reply confirms the kernel and all before it
+  }
+  return send(d.device, MsgType::Launch, d.msg);
 }
 
 Status Client::shutdown() {

@@ -66,6 +66,10 @@ class Client {
   Status retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);
   Status exchange(int srcId, const void* src, int dstId, void* dst, int64_t size, AsyncQueue& q);
 
+  // Sends the queue's deferred launch, if any; with `reply`, it asks for an answer that
+  // confirms every op sent before it.
+  Status flushDeferred(AsyncQueue& q, bool reply);
+
   // client_wait.cpp
   Status synchronize(AsyncQueue& q);
   // Non-blocking: true once everything on the queue is complete (or has failed).
@@ -94,7 +98,9 @@ class Client {
   Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);
   Status progress(AsyncQueue& q);
   Status requestSyncs(AsyncQueue& q);
-  Status wait(AsyncQueue& q, const std::string& what);
+  Status wait(AsyncQueue& q, const char* what);
+  int frontDevice(const AsyncQueue& q) const;
+  Status watchPeer(AsyncQueue& q, const char* what);
 
   comm::World& world_;
   DeviceTable table_;

@@ -84,6 +84,7 @@ Status Client::free(int id, void* ptr, int32_t kind) {
 }
 
 Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQueue& q) {
+  if (Status st = flushDeferred(q, false); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
@@ -114,6 +115,7 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
 }
 
 Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q) {
+  if (Status st = flushDeferred(q, false); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
@@ -147,6 +149,7 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
 }
 
 Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_t size, AsyncQueue& q) {
+  if (Status st = flushDeferred(q, false); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(srcId, reinterpret_cast<uint64_t>(src), n, "data_exchange source"); !st) return st;
@@ -170,8 +173,9 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   if (Status st = send(dstId, MsgType::ExchangeRecv, toDst); !st) return st;
   if (Status st = send(srcId, MsgType::ExchangeSend, toSrc); !st) return st;
   counters_.deviceToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
-  log::trace(log::Offload, "exchange %s from %s to %s over %s", parse::formatSize(n).c_str(), where(srcId).c_str(),
-             where(dstId).c_str(), comm::pathName(path));
+  if (log::enabled(log::Level::Trace, log::Offload))
+    log::trace(log::Offload, "exchange %s from %s to %s over %s", parse::formatSize(n).c_str(), where(srcId).c_str(),
+               where(dstId).c_str(), comm::pathName(path));
   q.noteNoReplyOp(srcId);
   q.noteNoReplyOp(dstId);
   return {};

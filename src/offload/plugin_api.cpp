@@ -200,9 +200,13 @@ FERRY_EXPORT int32_t __tgt_rtl_create_event(int32_t id, void** event) {
   return abi::kOffloadSuccess;
 }
 
-FERRY_EXPORT int32_t __tgt_rtl_record_event(int32_t id, void* event, __tgt_async_info*) {
-  // Every op this queue sent to `id` is already in that device's in-order stream; the
-  // event marks that stream.
+FERRY_EXPORT int32_t __tgt_rtl_record_event(int32_t id, void* event, __tgt_async_info* ai) {
+  // Once the queue's deferred launch is sent, every op it issued to `id` is in that
+  // device's in-order stream; the event marks that stream.
+  if (ai && ai->Queue) {
+    if (Status st = client().flushDeferred(*static_cast<AsyncQueue*>(ai->Queue), false); !st)
+      return report(st, "record_event", id);
+  }
   static_cast<Event*>(event)->device = id;
   return abi::kOffloadSuccess;
 }

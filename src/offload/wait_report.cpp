@@ -12,9 +12,11 @@
 namespace ferry::offload {
 namespace {
 
-// A fixed buffer: the handler may only use async-signal-safe calls (write).
-char gWait[1024];
-std::atomic<bool> gWaiting{false};
+// Set up once, read by the handler; the handler may only use async-signal-safe calls (it
+// also uses snprintf into a local buffer, which glibc makes safe for these conversions).
+std::atomic<const char*> gWhat{nullptr};
+std::atomic<int> gDevice{-1};
+std::vector<std::string>* gWhere = nullptr;
 char gPrefix[256];
 char gAbortNote[512];
 MPI_Comm gComm = MPI_COMM_NULL;
@@ -30,12 +32,15 @@ void onAbort(int sig) {
 }
 
 void onTermination(int sig) {
-  if (gWaiting.load()) {
+  const char* what = gWhat.load();
+  int device = gDevice.load();
+  if (what) {
+    const char* where = gWhere && device >= 0 && device < static_cast<int>(gWhere->size()) ? (*gWhere)[device].c_str() : "";
     char line[1400];
     int n = std::snprintf(line, sizeof line,
-                          "%sterminated by signal %d while waiting for %s; the launcher ends the job when a rank "
+                          "%sterminated by signal %d while waiting for %s%s%s; the launcher ends the job when a rank "
                           "dies, so a serving rank has probably failed (see the launcher's message)\n",
-                          gPrefix, sig, gWait);
+                          gPrefix, sig, what, *where ? " on " : "", where);
     if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<size_t>(n));
   }
   signal(sig, SIG_DFL);
@@ -44,15 +49,16 @@ void onTermination(int sig) {
 
 }  // namespace
 
-void noteWait(const std::string& what) {
-  std::snprintf(gWait, sizeof gWait, "%s", what.c_str());
-  gWaiting.store(true);
+void noteWait(const char* what, int device) {
+  gDevice.store(device, std::memory_order_relaxed);
+  gWhat.store(what, std::memory_order_relaxed);
 }
 
-void clearWait() { gWaiting.store(false); }
+void clearWait() { gWhat.store(nullptr, std::memory_order_relaxed); }
 
-void installTerminationReport(const std::string& devices, MPI_Comm comm) {
+void installTerminationReport(const std::string& devices, std::vector<std::string> where, MPI_Comm comm) {
   gComm = comm;
+  gWhere = new std::vector<std::string>(std::move(where));
   std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR offload: ", log::rank(),
                 log::hostName().c_str(), getpid());
   std::snprintf(gAbortNote, sizeof gAbortNote,

@@ -6,10 +6,12 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace ferry::offload {
 
-void noteWait(const std::string& what);
+// Cheap enough for every wait: stores a literal and a device number; the handler formats.
+void noteWait(const char* what, int device);
 void clearWait();
 // Installs SIGTERM/SIGINT/SIGHUP handlers that print the last noted wait, and a SIGABRT
 // handler that recalls the device table (libomptarget aborts on an unknown device or a
@@ -17,6 +19,7 @@ void clearWait();
 // launcher what happened. `devices` summarises the table, e.g. "2 devices (0-1) on ranks 1-2".
 // On SIGABRT the job is ended with MPI_Abort on `comm`, so that no serving rank outlives
 // rank 0 whatever the launcher's clean-up policy.
-void installTerminationReport(const std::string& devices, MPI_Comm comm);
+// `where` holds, per device, "device 0 (rank 1, host n1)".
+void installTerminationReport(const std::string& devices, std::vector<std::string> where, MPI_Comm comm);
 
 }  // namespace ferry::offload

@@ -19,14 +19,20 @@ Backoff::Backoff() : Backoff(configuredSpinNs()) {}
 
 void Backoff::reset() {
   idleSinceNs_ = 0;
+  polls_ = 0;
   sleepUs_ = 0;
   yields_ = 0;
+  spun_ = false;
 }
 
 void Backoff::idle() {
-  uint64_t now = nowNs();
-  if (idleSinceNs_ == 0) idleSinceNs_ = now;
-  if (now - idleSinceNs_ < spinNs_) return;  // still in the spin phase
+  if (!spun_) {
+    if (++polls_ % kPollsPerClockRead != 1) return;  // spinning; check the clock now and then
+    uint64_t now = nowNs();
+    if (idleSinceNs_ == 0) idleSinceNs_ = now;
+    if (now - idleSinceNs_ < spinNs_) return;
+    spun_ = true;
+  }
   if (yields_ < kYieldsBeforeSleep) {
     ++yields_;
     sched_yield();

@@ -16,12 +16,19 @@ class Backoff {
   void idle();
   // Call after each poll that made progress: the next wait starts hot again.
   void reset();
+  // Whether the wait has outlasted the spin phase: latency no longer matters, so this is
+  // when to do periodic chores (liveness checks).
+  bool pastSpin() const { return spun_; }
 
  private:
+  // The clock is read on every 8th idle poll only: a hot loop must stay short.
+  static constexpr uint32_t kPollsPerClockRead = 8;
   uint64_t spinNs_;
   uint64_t idleSinceNs_ = 0;
+  uint32_t polls_ = 0;
   uint32_t sleepUs_ = 0;
   uint32_t yields_ = 0;
+  bool spun_ = false;
 };
 
 }  // namespace ferry

@@ -99,38 +99,38 @@ Result<std::vector<uint64_t>> CpuDevice::loadImage(const ImageRecord& image) {
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < n; ++i) {
     addrs[i] = reinterpret_cast<uint64_t>(table->EntriesBegin[i].addr);
-    if (image.entries[i].size == 0) kernels_[addrs[i]] = image.entries[i].name;
+    if (image.entries[i].size == 0)
+      kernels_[addrs[i]] = Kernel{image.entries[i].name,
+                                  "kernel " + image.entries[i].name + " on local device " + std::to_string(pluginId_)};
     else globals_[addrs[i]] = image.entries[i].size;
   }
   return addrs;
 }
 
-std::string CpuDevice::kernelName(uint64_t handle) const {
+const CpuDevice::Kernel* CpuDevice::findKernel(uint64_t handle) const {
   std::lock_guard lock(mutex_);
   auto it = kernels_.find(handle);
-  return it == kernels_.end() ? std::string() : it->second;
+  return it == kernels_.end() ? nullptr : &it->second;  // map nodes are stable
 }
 
+// The arguments arrive as 64-bit words, which is what the plugin ABI's void* and ptrdiff_t
+// are on x86_64: they are passed in place, without a copy.
+static_assert(sizeof(void*) == sizeof(uint64_t) && sizeof(ptrdiff_t) == sizeof(int64_t));
+
 Status CpuDevice::launch(const comm::LaunchMsg& m) {
-  std::string name = kernelName(m.kernel);
-  if (name.empty()) return Status(Errc::NotFound, "kernel handle " + hex(m.kernel) + " was not issued by this device");
+  const Kernel* k = findKernel(m.kernel);
+  if (!k) return Status(Errc::NotFound, "kernel handle " + hex(m.kernel) + " was not issued by this device");
   configureThreadOnce();
-  std::string activity = "kernel " + name + " on local device " + std::to_string(pluginId_);
-  setActivity(activity.c_str());
-  std::vector<void*> args(m.args.size());
-  std::vector<ptrdiff_t> offsets(m.offsets.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    args[i] = reinterpret_cast<void*>(m.args[i]);
-    offsets[i] = static_cast<ptrdiff_t>(m.offsets[i]);
-  }
+  setActivity(k->activity.c_str());
+  auto* args = reinterpret_cast<void**>(const_cast<uint64_t*>(m.args.data()));
+  auto* offsets = reinterpret_cast<ptrdiff_t*>(const_cast<int64_t*>(m.offsets.data()));
   KernelArgsTy ka{};
   ka.Version = 2;
-  ka.NumArgs = static_cast<uint32_t>(args.size());
+  ka.NumArgs = static_cast<uint32_t>(m.args.size());
   ka.Tripcount = m.tripCount;
   ka.NumTeams[0] = m.numTeams;
   ka.ThreadLimit[0] = m.threadLimit;
-  int32_t rc = plugin_->launchKernel(pluginId_, reinterpret_cast<void*>(m.kernel), args.data(), offsets.data(), &ka,
-                                     nullptr);
+  int32_t rc = plugin_->launchKernel(pluginId_, reinterpret_cast<void*>(m.kernel), args, offsets, &ka, nullptr);
   clearActivity();
   if (rc != abi::kOffloadSuccess) return Status(Errc::Internal, "the stock host plugin failed to launch the kernel");
   return {};

@@ -34,7 +34,6 @@ class CpuDevice final : public LocalDevice {
   Status write(uint64_t dst, const void* src, uint64_t len) override;
   Status read(void* dst, uint64_t src, uint64_t len) override;
   bool validRange(uint64_t addr, uint64_t len) const override;
-  std::string kernelName(uint64_t handle) const;
 
  private:
   void configureThreadOnce();
@@ -47,7 +46,12 @@ class CpuDevice final : public LocalDevice {
   bool initialized_ = false;
   DeviceHeap heap_;
   mutable std::mutex mutex_;              // guards the two sets below
-  std::map<uint64_t, std::string> kernels_;  // handles this device issued, and their names
+  struct Kernel {
+    std::string name;
+    std::string activity;  // "kernel NAME on local device N", for crash reports
+  };
+  std::map<uint64_t, Kernel> kernels_;    // handles this device issued; entries are never erased
+  const Kernel* findKernel(uint64_t handle) const;
   std::map<uint64_t, uint64_t> globals_;  // address -> size of loaded globals
 };
 

@@ -13,14 +13,14 @@ namespace ferry::service {
 namespace {
 
 // Fixed buffers: the handler may only use async-signal-safe calls.
-char gActivity[512];
-std::atomic<bool> gBusy{false};
+std::atomic<const char*> gActivity{nullptr};
 char gPrefix[256];
 
 void onFatal(int sig) {
   char line[1024];
+  const char* what = gActivity.load();
   int n = std::snprintf(line, sizeof line, "%s%s (signal %d) %s%s\n", gPrefix, strsignal(sig), sig,
-                        gBusy.load() ? "while running " : "while idle", gBusy.load() ? gActivity : "");
+                        what ? "while running " : "while idle", what ? what : "");
   if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<size_t>(n));
   signal(sig, SIG_DFL);
   raise(sig);
@@ -37,11 +37,8 @@ void installCrashReport(int rank) {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
 }
 
-void setActivity(const char* what) {
-  std::snprintf(gActivity, sizeof gActivity, "%s", what);
-  gBusy.store(true);
-}
+void setActivity(const char* what) { gActivity.store(what, std::memory_order_relaxed); }
 
-void clearActivity() { gBusy.store(false); }
+void clearActivity() { gActivity.store(nullptr, std::memory_order_relaxed); }
 
 }  // namespace ferry::service

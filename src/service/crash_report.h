@@ -8,7 +8,8 @@ namespace ferry::service {
 
 // Installs the handlers; `rank` and the host go into every report.
 void installCrashReport(int rank);
-// Marks the start and end of work that may crash: `what` is copied (bounded).
+// Marks the start and end of work that may crash. `what` must outlive the activity (it is
+// not copied: this runs for every kernel launch).
 void setActivity(const char* what);
 void clearActivity();
 

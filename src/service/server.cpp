@@ -51,8 +51,11 @@ Status Server::run() {
       progressed = true;
       if (issuer && (*in)->source == 0) issuer->heardFrom();
       Status st = dispatch(**in);
-      if (Status rel = inbox_.release(**in); !rel) return rel;
       if (!st) return st;
+      // Start what just arrived before anything else (re-posting the receive included):
+      // this is the latency of every remote operation.
+      for (uint32_t d = 0; d < devices_.size(); ++d) advance(d);
+      if (Status rel = inbox_.release(**in); !rel) return rel;
     }
     bool busy = false;
     for (uint32_t d = 0; d < devices_.size(); ++d) {
@@ -64,7 +67,7 @@ Status Server::run() {
       inbox_.close();  // no receive may stay posted into MPI_Finalize
       return {};
     }
-    if (issuer)
+    if (issuer && backoff.pastSpin())
       if (Status st = issuer->poll("commands from rank 0"); !st) return st;
     if (progressed) backoff.reset();
     else backoff.idle();
@@ -113,6 +116,7 @@ Status Server::enqueue(comm::Message msg, int source) {
     if (auto* m = std::get_if<comm::SyncMsg>(&msg.body)) tag = m->replyTag;
     if (auto* m = std::get_if<comm::RetrieveMsg>(&msg.body)) tag = m->replyTag;
     if (auto* m = std::get_if<comm::AllocMsg>(&msg.body)) tag = m->replyTag;
+    if (auto* m = std::get_if<comm::LaunchMsg>(&msg.body)) tag = m->replyTag;
     return tag ? reply(source, tag, msg.header.seq, st) : Status();
   }
   auto op = std::make_unique<Op>();
@@ -135,6 +139,8 @@ Status Server::enqueue(comm::Message msg, int source) {
 
 Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values,
                      const void* data, size_t len) {
+  if (st.isOk() && values.empty() && len == 0)
+    return outbox_.send(client, tag, comm::encodeOkReply(seq));  // the common case, prebuilt
   comm::ReplyMsg r;
   r.code = st.code();
   r.message = st.message();

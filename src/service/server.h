@@ -63,7 +63,13 @@ class Server {
   void startRetrieve(uint32_t dev, Op& op);
   void startExchangeSend(uint32_t dev, Op& op);
   void startExchangeRecv(uint32_t dev, Op& op);
-  void runHeavy(uint32_t dev, Op& op, std::function<Status()> job);
+  // Runs `job` inline (one device per rank) or on the device's worker.
+  template <typename Job>
+  void runHeavy(uint32_t dev, Op& op, Job&& job) {
+    auto& d = devices_[dev];
+    if (!d.worker) return finishHeavy(dev, op, job());
+    op.job = d.worker->submit(std::forward<Job>(job));
+  }
   void finishHeavy(uint32_t dev, Op& op, Status st);
   void failStarted(uint32_t dev, Op& op);
   void pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr);

@@ -58,8 +58,9 @@ bool Server::advance(uint32_t dev) {
 
 void Server::complete(uint32_t dev, Op& op, Status st) {
   op.state = Op::State::Done;
-  log::trace(log::Service, "done    %s seq %llu from rank %d: %s", describe(dev, op).c_str(),
-             static_cast<unsigned long long>(op.seq), op.client, st.isOk() ? "ok" : st.message().c_str());
+  if (log::enabled(log::Level::Trace, log::Service))
+    log::trace(log::Service, "done    %s seq %llu from rank %d: %s", describe(dev, op).c_str(),
+               static_cast<unsigned long long>(op.seq), op.client, st.isOk() ? "ok" : st.message().c_str());
   // Forget rendezvous registrations that point at this op.
   if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body)) {
     XferKey key{m->data.peer, m->data.tag};
@@ -72,18 +73,17 @@ void Server::complete(uint32_t dev, Op& op, Status st) {
   log::error(log::Service, "%s", d.error.message().c_str());
 }
 
-void Server::runHeavy(uint32_t dev, Op& op, std::function<Status()> job) {
-  auto& d = devices_[dev];
-  if (!d.worker) return finishHeavy(dev, op, job());
-  op.job = d.worker->submit(std::move(job));
-}
-
 Status Server::withWhere(uint32_t dev, const Op& op, Status st) const {
   st.withContext(describe(dev, op));
   return st;
 }
 
 void Server::finishHeavy(uint32_t dev, Op& op, Status st) {
+  if (auto* m = std::get_if<comm::LaunchMsg>(&op.body); m && m->replyTag) {
+    // Everything before a kernel finished before it started, so this reply confirms all of it.
+    Status r = reply(op.client, m->replyTag, op.seq, st.isOk() ? devices_[dev].error : withWhere(dev, op, st));
+    if (!r) log::error(log::Service, "cannot answer launch: %s", r.message().c_str());
+  }
   if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) {
     Status r = reply(op.client, m->replyTag, op.seq, withWhere(dev, op, st),
                      st.isOk() ? op.values : std::vector<uint64_t>());
@@ -122,6 +122,7 @@ void Server::failStarted(uint32_t dev, Op& op) {
   if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) tag = m->replyTag;
   if (auto* m = std::get_if<comm::InitDeviceMsg>(&op.body)) tag = m->replyTag;
   if (auto* m = std::get_if<comm::AllocMsg>(&op.body)) tag = m->replyTag;
+  if (auto* m = std::get_if<comm::LaunchMsg>(&op.body)) tag = m->replyTag;
   if (tag) (void)reply(op.client, tag, op.seq, err);
   op.state = Op::State::Done;
   if (op.type == MsgType::ExchangeSend) {
@@ -136,8 +137,9 @@ void Server::failStarted(uint32_t dev, Op& op) {
 void Server::start(uint32_t dev, Op& op) {
   auto& d = devices_[dev];
   op.state = Op::State::Running;
-  log::trace(log::Service, "start   %s seq %llu from rank %d", describe(dev, op).c_str(),
-             static_cast<unsigned long long>(op.seq), op.client);
+  if (log::enabled(log::Level::Trace, log::Service))
+    log::trace(log::Service, "start   %s seq %llu from rank %d", describe(dev, op).c_str(),
+               static_cast<unsigned long long>(op.seq), op.client);
   if (!d.error.isOk()) return failStarted(dev, op);
   switch (op.type) {
     case MsgType::InitDevice: {

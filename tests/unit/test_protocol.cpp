@@ -20,7 +20,7 @@ std::vector<Sample> samples() {
   DataDesc mpi{DataMode::Mpi, 1 << 20, 2, 77, 65536, 0};
   DataDesc cma{DataMode::Cma, 4096, 1, 78, 0, 0x7f0000001000};
   std::vector<uint8_t> bytes = {1, 2, 3, 4, 5};
-  LaunchMsg launch{0xabc, 4, 8, 1000, {1, 2, 3}, {0, -16, 8}};
+  LaunchMsg launch{0xabc, 4, 8, 1000, 61, {1, 2, 3}, {0, -16, 8}};
   ReplyMsg reply;
   reply.code = Errc::LoadFailed;
   reply.message = "libfoo.so: cannot open shared object file";
@@ -74,6 +74,7 @@ TEST(Protocol, FieldsSurvive) {
   EXPECT_EQ(l.numTeams, 4u);
   EXPECT_EQ(l.threadLimit, 8u);
   EXPECT_EQ(l.tripCount, 1000u);
+  EXPECT_EQ(l.replyTag, 61);
   EXPECT_EQ(l.args, (std::vector<uint64_t>{1, 2, 3}));
   EXPECT_EQ(l.offsets, (std::vector<int64_t>{0, -16, 8}));
 
@@ -155,10 +156,10 @@ TEST(Protocol, ForeignAndOtherVersionMessages) {
 TEST(Protocol, HostileLengthsAreBounded) {
   // A launch that claims more arguments than allowed, and an inline payload longer than a
   // control message, must be refused before anything is read or allocated.
-  LaunchMsg huge{1, 1, 1, 1, {}, {}};
+  LaunchMsg huge{1, 1, 1, 1, 0, {}, {}};
   auto bytes = encode(MsgType::Launch, 0, 1, huge);
   uint32_t n = kMaxKernelArgs + 1;
-  std::memcpy(bytes.data() + kHeaderSize + 24, &n, sizeof n);
+  std::memcpy(bytes.data() + kHeaderSize + 28, &n, sizeof n);
   EXPECT_FALSE(decode(bytes.data(), bytes.size()).isOk());
 
   SubmitMsg s{0x10, DataDesc{DataMode::Inline, 4}, nullptr};
@@ -204,5 +205,19 @@ TEST(Protocol, AnnouncementFraming) {
   EXPECT_NE(res.status().message().find("rank 5"), std::string::npos);
 }
 
+}  // namespace
+}  // namespace ferry::comm
+
+namespace ferry::comm {
+namespace {
+TEST(Protocol, PrebuiltOkReplyEqualsTheGeneralEncoding) {
+  auto fast = encodeOkReply(1234);
+  auto slow = encode(MsgType::Reply, kNoDevice, 1234, ReplyMsg{});
+  EXPECT_EQ(fast, slow);
+  auto msg = decode(fast.data(), fast.size());
+  ASSERT_TRUE(msg.isOk());
+  EXPECT_EQ(msg->header.seq, 1234u);
+  EXPECT_EQ(std::get<ReplyMsg>(msg->body).code, Errc::Ok);
+}
 }  // namespace
 }  // namespace ferry::comm
