@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "comm/liveness.h"
+#include "comm/trace_merge.h"
 #include "comm/world.h"
 #include "offload/app_check.h"
 #include "offload/client.h"
@@ -16,6 +17,7 @@
 #include "platform/config.h"
 #include "platform/init.h"
 #include "platform/log.h"
+#include "platform/trace.h"
 #include "service/crash_report.h"
 #include "service/discovery.h"
 #include "service/server.h"
@@ -30,7 +32,17 @@ struct Runtime {
   std::thread localServerThread;
   Client* client = nullptr;
   bool stopped = false;
+  bool tracing = false;
 };
+
+// Collective at the end of the job: rank 0 writes the merged timeline.
+void writeTrace(Runtime& rt, const std::string& processName) {
+  if (!rt.tracing) return;
+  const std::string& path = config().text(Knob::Trace);
+  Status st = comm::gatherTrace(*rt.world, path.empty() ? "ferry-trace.json" : path, processName);
+  if (!st) log::error(log::Init, "FERRY_TRACE: %s", st.message().c_str());
+  else if (rt.world->rank() == 0) log::info(log::Init, "FERRY_TRACE: timeline written to %s", path.c_str());
+}
 Runtime* gRuntime = nullptr;  // never destroyed, see Client
 
 // "3 devices (0-2) served by ranks 1-3"
@@ -76,6 +88,7 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
     log::error(log::Service, "rank %d stops serving: %s", rt.world->rank(), st.message().c_str());
     MPI_Abort(rt.world->comm(), 1);
   }
+  writeTrace(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host + "): device server");
   rt.responder->stop();
   st = rt.world->finalize();
   // _exit: this process never ran main, so it must not run the application's destructors.
@@ -126,6 +139,14 @@ Client* startOffload() {
                 "finding devices");
   }
   auto devices = std::move(job.local);
+  // Tracing is decided together: a rank that records alone would wait in the gather.
+  int tracing = trace::enabled() ? 1 : 0, anyTracing = 0;
+  MPI_Allreduce(&tracing, &anyTracing, 1, MPI_INT, MPI_MAX, w.comm());
+  if (anyTracing) {
+    trace::enable();
+    agreeOrExit(w, comm::alignTraceClocks(w), "aligning trace clocks");
+  }
+  rt->tracing = anyTracing != 0;
   rt->responder = std::make_unique<comm::LivenessResponder>(w.comm());
   gRuntime = rt;
 
@@ -143,6 +164,7 @@ Client* startOffload() {
       MPI_Abort(rt->world->comm(), 1);
     });
   }
+  trace::nameThread("main");
   rt->client = new Client(w, std::move(job.table));
   Client::setInstance(rt->client);
   std::vector<std::string> where;
@@ -170,6 +192,7 @@ void stopOffload() {
   if (!st) log::error(log::Offload, "at shutdown: %s", st.message().c_str());
   if (rt->localServerThread.joinable()) rt->localServerThread.join();
   rt->localServer.reset();
+  writeTrace(*rt, "rank 0 (" + rt->world->self().host + "): main");
   rt->responder->stop();
   if (Status fin = rt->world->finalize(); !fin) log::error(log::Offload, "%s", fin.message().c_str());
   if (!st) std::_Exit(1);

@@ -7,6 +7,7 @@
 #include "offload/wait_report.h"
 #include "platform/backoff.h"
 #include "platform/clock.h"
+#include "platform/trace.h"
 #include "platform/log.h"
 
 namespace ferry::offload {
@@ -124,6 +125,8 @@ Status Client::wait(AsyncQueue& q, const char* what) {
     return Status(Errc::Unavailable, std::string(what) + " after Ferry shut down at exit was skipped (MPI has ended)");
   }
   if (Status st = flushDeferred(q, true); !st) record(q, st);
+  uint64_t traceStart = trace::enabled() ? nowNs() : 0;
+  int traceDevice = q.idle() ? -1 : frontDevice(q);
   Backoff backoff;
   while (true) {
     size_t before = q.replies.size() + q.sends.size();
@@ -151,6 +154,7 @@ Status Client::wait(AsyncQueue& q, const char* what) {
     }
   }
   clearWait();
+  if (traceStart) trace::record("wait", std::string("wait: ") + what, traceStart, nowNs(), {{"device", traceDevice}});
   Status st = std::move(q.error);
   q = AsyncQueue();  // cancels whatever an error left in flight
   return st;

@@ -10,7 +10,9 @@
 #include "offload/bootstrap.h"
 #include "offload/client.h"
 #include "offload/host_image.h"
+#include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/trace.h"
 #include "platform/parse.h"
 #include "service/omptarget_abi.h"
 
@@ -44,6 +46,22 @@ int32_t report(const Status& st, const char* op, int32_t id) {
   else log::error(log::Offload, "%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
   return abi::kOffloadFail;
 }
+
+// Records one plugin call on rank 0's timeline (FERRY_TRACE); costs a branch when off.
+class TraceCall {
+ public:
+  TraceCall(const char* op, int32_t device, int64_t bytes = 0)
+      : op_(op), device_(device), bytes_(bytes), start_(trace::enabled() ? nowNs() : 0) {}
+  ~TraceCall() {
+    if (start_) trace::record("offload", op_, start_, nowNs(), {{"device", device_}, {"bytes", bytes_}});
+  }
+
+ private:
+  const char* op_;
+  int32_t device_;
+  int64_t bytes_;
+  uint64_t start_;
+};
 
 AsyncQueue& queueOf(__tgt_async_info* ai) {
   if (!ai->Queue) ai->Queue = new AsyncQueue();
@@ -90,11 +108,13 @@ FERRY_EXPORT int64_t __tgt_rtl_init_requires(int64_t flags) {
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_init_device(int32_t id) {
+  TraceCall traced("init_device", id, 0);
   if (!validDevice(id, "init_device")) return abi::kOffloadFail;
   return report(client().initDevice(id), "init_device", id);
 }
 
 FERRY_EXPORT __tgt_target_table* __tgt_rtl_load_binary(int32_t id, __tgt_device_image* image) {
+  TraceCall traced("load_binary", id, 0);
   if (!validDevice(id, "load_binary")) return nullptr;
   auto table = client().loadBinary(id, image);
   if (table) return *table;
@@ -103,6 +123,7 @@ FERRY_EXPORT __tgt_target_table* __tgt_rtl_load_binary(int32_t id, __tgt_device_
 }
 
 FERRY_EXPORT void* __tgt_rtl_data_alloc(int32_t id, int64_t size, void* hostPtr, int32_t kind) {
+  TraceCall traced("data_alloc", id, size);
   if (!validDevice(id, "data_alloc")) return nullptr;
   auto p = client().allocate(id, size, kind);
   if (p) return *p;
@@ -111,39 +132,46 @@ FERRY_EXPORT void* __tgt_rtl_data_alloc(int32_t id, int64_t size, void* hostPtr,
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void* ptr, int32_t kind) {
+  TraceCall traced("data_delete", id, 0);
   if (!validDevice(id, "data_delete")) return abi::kOffloadFail;
   return report(client().free(id, ptr, kind), "data_delete", id);
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_data_submit_async(int32_t id, void* tgt, void* host, int64_t size,
                                                  __tgt_async_info* ai) {
+  TraceCall traced("data_submit", id, size);
   if (!validDevice(id, "data_submit")) return abi::kOffloadFail;
   return report(client().submit(id, tgt, host, size, queueOf(ai)), "data_submit", id);
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_data_submit(int32_t id, void* tgt, void* host, int64_t size) {
+  TraceCall traced("data_submit", id, size);
   if (!validDevice(id, "data_submit")) return abi::kOffloadFail;
   return runSync("data_submit", id, [&](AsyncQueue& q) { return client().submit(id, tgt, host, size, q); });
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_data_retrieve_async(int32_t id, void* host, void* tgt, int64_t size,
                                                    __tgt_async_info* ai) {
+  TraceCall traced("data_retrieve", id, size);
   if (!validDevice(id, "data_retrieve")) return abi::kOffloadFail;
   return report(client().retrieve(id, host, tgt, size, queueOf(ai)), "data_retrieve", id);
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_data_retrieve(int32_t id, void* host, void* tgt, int64_t size) {
+  TraceCall traced("data_retrieve", id, size);
   if (!validDevice(id, "data_retrieve")) return abi::kOffloadFail;
   return runSync("data_retrieve", id, [&](AsyncQueue& q) { return client().retrieve(id, host, tgt, size, q); });
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_data_exchange_async(int32_t src, void* srcPtr, int32_t dst, void* dstPtr, int64_t size,
                                                    __tgt_async_info* ai) {
+  TraceCall traced("data_exchange", src, size);
   if (!validDevice(src, "data_exchange") || !validDevice(dst, "data_exchange")) return abi::kOffloadFail;
   return report(client().exchange(src, srcPtr, dst, dstPtr, size, queueOf(ai)), "data_exchange", src);
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_data_exchange(int32_t src, void* srcPtr, int32_t dst, void* dstPtr, int64_t size) {
+  TraceCall traced("data_exchange", src, size);
   if (!validDevice(src, "data_exchange") || !validDevice(dst, "data_exchange")) return abi::kOffloadFail;
   return runSync("data_exchange", src,
                  [&](AsyncQueue& q) { return client().exchange(src, srcPtr, dst, dstPtr, size, q); });
@@ -151,6 +179,7 @@ FERRY_EXPORT int32_t __tgt_rtl_data_exchange(int32_t src, void* srcPtr, int32_t 
 
 FERRY_EXPORT int32_t __tgt_rtl_launch_kernel(int32_t id, void* entry, void** args, ptrdiff_t* offsets,
                                              KernelArgsTy* ka, __tgt_async_info* ai) {
+  TraceCall traced("launch_kernel", id, 0);
   if (!validDevice(id, "launch_kernel")) return abi::kOffloadFail;
   if (!ai) return runSync("launch_kernel", id, [&](AsyncQueue& q) { return client().launch(id, entry, args, offsets, ka, q); });
   return report(client().launch(id, entry, args, offsets, ka, queueOf(ai)), "launch_kernel", id);

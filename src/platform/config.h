@@ -32,6 +32,7 @@ enum class Knob : uint16_t {
   ChunkSize,
   PipelineDepth,
   Shm,
+  Trace,
   // Collectives (src/coll; docs/collectives.md).
   CollMode,
   CollMinSize,

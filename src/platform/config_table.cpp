@@ -44,6 +44,9 @@ constexpr KnobSpec kKnobTable[] = {
      "Same-node data path: cma (process_vm_readv/writev, single copy), off (MPI), or auto "
      "(cma when the kernel allows it, else MPI)"},
     // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
+    {Knob::Trace, "FERRY_TRACE", KnobType::String, "", nullptr, 0, 0, "trace",
+     "Write one Chrome-trace timeline (JSON, viewable in Perfetto) merged across all ranks to this "
+     "file: transfers with their bytes, kernels with their names, allocations and waits"},
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
      "every call it supports, whatever the size), off (always the MPI library)"},

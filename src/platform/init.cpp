@@ -4,6 +4,7 @@
 
 #include "platform/config.h"
 #include "platform/log.h"
+#include "platform/trace.h"
 
 namespace ferry {
 
@@ -16,6 +17,7 @@ Status initPlatform() {
     if (Status logSt = log::configure(config().text(Knob::Log)); !logSt) st = logSt;
     if (Status fileSt = log::setFile(config().text(Knob::LogFile)); !fileSt && st) st = fileSt;
     for (const auto& w : config().warnings()) log::warn(log::Config, "%s", w.c_str());
+    if (!config().text(Knob::Trace).empty()) trace::enable();
     result = new Status(st);
   });
   return *result;

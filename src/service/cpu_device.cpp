@@ -113,6 +113,11 @@ const CpuDevice::Kernel* CpuDevice::findKernel(uint64_t handle) const {
   return it == kernels_.end() ? nullptr : &it->second;  // map nodes are stable
 }
 
+std::string CpuDevice::kernelName(uint64_t handle) const {
+  const Kernel* k = findKernel(handle);
+  return k ? k->name : std::string();
+}
+
 // The arguments arrive as 64-bit words, which is what the plugin ABI's void* and ptrdiff_t
 // are on x86_64: they are passed in place, without a copy.
 static_assert(sizeof(void*) == sizeof(uint64_t) && sizeof(ptrdiff_t) == sizeof(int64_t));

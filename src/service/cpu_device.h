@@ -34,6 +34,7 @@ class CpuDevice final : public LocalDevice {
   Status write(uint64_t dst, const void* src, uint64_t len) override;
   Status read(void* dst, uint64_t src, uint64_t len) override;
   bool validRange(uint64_t addr, uint64_t len) const override;
+  std::string kernelName(uint64_t handle) const override;
 
  private:
   void configureThreadOnce();

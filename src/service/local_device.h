@@ -44,6 +44,8 @@ class LocalDevice {
 
   // Whether [addr, addr+len) is device memory or a global of a loaded image.
   virtual bool validRange(uint64_t addr, uint64_t len) const = 0;
+  // The name of a kernel this device loaded ("" if unknown), for traces and reports.
+  virtual std::string kernelName(uint64_t handle) const = 0;
 };
 
 }  // namespace ferry::service

@@ -28,6 +28,7 @@ struct Op {
   std::vector<uint8_t> payload;  // inline bytes, copied out of the receive slot
 
   State state = State::Pending;
+  uint64_t startNs = 0;  // when it started, for FERRY_TRACE
   // Hazards: an op may start only when no earlier unfinished op conflicts with it.
   Range reads, writes;
   bool barrier = false;

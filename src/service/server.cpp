@@ -7,6 +7,7 @@
 #include "comm/protocol.h"
 #include "platform/backoff.h"
 #include "platform/log.h"
+#include "platform/trace.h"
 
 namespace ferry::service {
 namespace {
@@ -32,6 +33,7 @@ Server::Server(comm::World& world, std::vector<std::unique_ptr<LocalDevice>> dev
 Server::~Server() { inbox_.close(); }
 
 Status Server::run() {
+  trace::nameThread("server");
   Backoff backoff;
   // A serving rank also watches rank 0: if rank 0 vanishes without the launcher ending the
   // job (MPICH with -disable-auto-cleanup, srun without --kill-on-bad-exit), the server

@@ -78,6 +78,7 @@ class Server {
   Status copyToPeer(int peer, uint64_t remote, const void* local, uint64_t len);
   void awaitFin(uint32_t dev, Op& op, int peer, int32_t xfer);
   std::string describe(uint32_t dev, const Op& op) const;
+  void traceOp(uint32_t dev, const Op& op) const;
   // `st` prefixed with the op and where it ran ("load_image on device 0 of rank 2 ...").
   Status withWhere(uint32_t dev, const Op& op, Status st) const;
 

@@ -1,7 +1,9 @@
 // The per-device stream of the server: ordering, hazards, and starting each kind of op.
 // Transfers and image loads are in transfers.cpp.
 #include "comm/cma.h"
+#include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/trace.h"
 #include "platform/parse.h"
 #include "service/server.h"
 
@@ -56,8 +58,25 @@ bool Server::advance(uint32_t dev) {
   return progressed;
 }
 
+// One timeline event per op, from its start to its completion (FERRY_TRACE).
+void Server::traceOp(uint32_t dev, const Op& op) const {
+  uint64_t bytes = 0;
+  std::string name = comm::msgTypeName(op.type);
+  if (const auto* m = std::get_if<comm::SubmitMsg>(&op.body)) bytes = m->data.size;
+  if (const auto* m = std::get_if<comm::RetrieveMsg>(&op.body)) bytes = m->data.size;
+  if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body)) bytes = m->data.size;
+  if (const auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) bytes = m->data.size;
+  if (const auto* m = std::get_if<comm::FreeMsg>(&op.body)) bytes = m->size;
+  if (const auto* m = std::get_if<comm::AllocMsg>(&op.body)) bytes = m->size;
+  if (const auto* m = std::get_if<comm::LaunchMsg>(&op.body)) name = devices_[dev].dev->kernelName(m->kernel);
+  trace::record(op.type == MsgType::Launch ? "kernel" : "device-op", std::move(name), op.startNs, nowNs(),
+                {{"device", static_cast<int64_t>(dev)}, {"bytes", static_cast<int64_t>(bytes)},
+                 {"seq", static_cast<int64_t>(op.seq)}});
+}
+
 void Server::complete(uint32_t dev, Op& op, Status st) {
   op.state = Op::State::Done;
+  if (trace::enabled() && op.startNs) traceOp(dev, op);
   if (log::enabled(log::Level::Trace, log::Service))
     log::trace(log::Service, "done    %s seq %llu from rank %d: %s", describe(dev, op).c_str(),
                static_cast<unsigned long long>(op.seq), op.client, st.isOk() ? "ok" : st.message().c_str());
@@ -137,6 +156,7 @@ void Server::failStarted(uint32_t dev, Op& op) {
 void Server::start(uint32_t dev, Op& op) {
   auto& d = devices_[dev];
   op.state = Op::State::Running;
+  if (trace::enabled()) op.startNs = nowNs();
   if (log::enabled(log::Level::Trace, log::Service))
     log::trace(log::Service, "start   %s seq %llu from rank %d", describe(dev, op).c_str(),
                static_cast<unsigned long long>(op.seq), op.client);

@@ -1,5 +1,7 @@
 #include "service/worker.h"
 
+#include "platform/trace.h"
+
 namespace ferry::service {
 
 Worker::Worker() : thread_([this] { loop(); }) {}
@@ -24,6 +26,7 @@ std::shared_ptr<Completion> Worker::submit(std::function<Status()> job) {
 }
 
 void Worker::loop() {
+  trace::nameThread("device worker");
   std::unique_lock lock(mutex_);
   while (true) {
     cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });

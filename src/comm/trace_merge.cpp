@@ -1,0 +1,91 @@
+#include "comm/trace_merge.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "comm/mpi_check.h"
+#include "platform/clock.h"
+#include "platform/trace.h"
+
+namespace ferry::comm {
+namespace {
+constexpr int kClockTag = 4;
+constexpr int kRounds = 16;
+int64_t gOffsetNs = 0;  // this rank's clock minus rank 0's
+}  // namespace
+
+Status alignTraceClocks(World& w) {
+  if (w.rank() == 0) {
+    for (int r = 1; r < w.size(); ++r) {
+      int64_t best = INT64_MAX, offset = 0;
+      for (int i = 0; i < kRounds; ++i) {
+        int64_t t0 = static_cast<int64_t>(nowNs()), remote = 0;
+        if (Status st = mpiStatus(MPI_Send(&t0, 1, MPI_INT64_T, r, kClockTag, w.comm()), "MPI_Send(clock)", r); !st)
+          return st;
+        if (Status st = mpiStatus(MPI_Recv(&remote, 1, MPI_INT64_T, r, kClockTag, w.comm(), MPI_STATUS_IGNORE),
+                                  "MPI_Recv(clock)", r);
+            !st)
+          return st;
+        int64_t t1 = static_cast<int64_t>(nowNs());
+        if (t1 - t0 < best) {
+          best = t1 - t0;
+          offset = remote - (t0 + t1) / 2;  // the remote clock read half-way through the round trip
+        }
+      }
+      if (Status st = mpiStatus(MPI_Send(&offset, 1, MPI_INT64_T, r, kClockTag, w.comm()), "MPI_Send(offset)", r); !st)
+        return st;
+    }
+    return {};
+  }
+  for (int i = 0; i < kRounds; ++i) {
+    int64_t t0 = 0;
+    if (Status st = mpiStatus(MPI_Recv(&t0, 1, MPI_INT64_T, 0, kClockTag, w.comm(), MPI_STATUS_IGNORE),
+                              "MPI_Recv(clock)", 0);
+        !st)
+      return st;
+    int64_t now = static_cast<int64_t>(nowNs());
+    if (Status st = mpiStatus(MPI_Send(&now, 1, MPI_INT64_T, 0, kClockTag, w.comm()), "MPI_Send(clock)", 0); !st)
+      return st;
+  }
+  return mpiStatus(MPI_Recv(&gOffsetNs, 1, MPI_INT64_T, 0, kClockTag, w.comm(), MPI_STATUS_IGNORE),
+                   "MPI_Recv(offset)", 0);
+}
+
+Status gatherTrace(World& w, const std::string& path, const std::string& processName) {
+  std::string mine = trace::takeJson(w.rank(), gOffsetNs, processName);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(w.size()), displs(w.size());
+  if (Status st = mpiStatus(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, w.comm()), "MPI_Gather(trace)");
+      !st)
+    return st;
+  std::string all;
+  if (w.rank() == 0) {
+    int total = 0;
+    for (int r = 0; r < w.size(); ++r) {
+      displs[r] = total;
+      total += lens[r];
+    }
+    all.resize(static_cast<size_t>(total));
+  }
+  if (Status st = mpiStatus(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
+                                        0, w.comm()),
+                            "MPI_Gatherv(trace)");
+      !st)
+    return st;
+  if (w.rank() != 0) return {};
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return Status(Errc::InvalidArgument, "FERRY_TRACE: cannot write " + path);
+  std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+  bool first = true;
+  for (int r = 0; r < w.size(); ++r) {
+    if (lens[r] == 0) continue;
+    if (!first) std::fputs(",\n", f);
+    std::fwrite(all.data() + displs[r], 1, static_cast<size_t>(lens[r]), f);
+    first = false;
+  }
+  std::fputs("\n]}\n", f);
+  std::fclose(f);
+  return {};
+}
+
+}  // namespace ferry::comm

@@ -1,0 +1,18 @@
+// Collective parts of FERRY_TRACE: aligning every rank's clock with rank 0's at start-up,
+// and gathering every rank's events into one file on rank 0 at the end.
+#pragma once
+
+#include <string>
+
+#include "comm/world.h"
+#include "platform/status.h"
+
+namespace ferry::comm {
+
+// Collective. Measures each rank's clock offset from rank 0's (a few timestamp exchanges,
+// keeping the one with the shortest round trip) and keeps it for gatherTrace.
+Status alignTraceClocks(World& world);
+// Collective. Rank 0 writes `path` with every rank's events; `processName` labels this rank.
+Status gatherTrace(World& world, const std::string& path, const std::string& processName);
+
+}  // namespace ferry::comm
