@@ -20,6 +20,7 @@ extern "C" {
 #define FERRY_OFFLOAD_OK 0
 #define FERRY_OFFLOAD_UNAVAILABLE (-1) /* the Ferry plugin is not loaded in this process */
 #define FERRY_OFFLOAD_BAD_DEVICE (-2)
+#define FERRY_OFFLOAD_FAILED (-3)     /* the request failed; the log says why */
 
 /* Traffic counters of rank 0 (the process that runs main). */
 typedef struct ferry_offload_counters {
@@ -41,9 +42,29 @@ typedef struct ferry_offload_device {
   char host[64];
 } ferry_offload_device;
 
+/* A raw MPI measurement between two ranks of the job, on Ferry's own communicator: the
+ * transport's limit, for benchmark baselines measured in the same run. rank_a times the
+ * loop; 0 is the calling rank. The devices of both ranks should be idle meanwhile. */
+typedef struct ferry_offload_baseline {
+  int rank_a, rank_b;
+  int kind;          /* 0: ping-pong (one round trip per iteration); 1: bandwidth (OSU window) */
+  uint64_t bytes;    /* message size */
+  uint32_t warmup, iters;
+  uint32_t window;   /* bandwidth: messages in flight per iteration (OSU uses 64) */
+} ferry_offload_baseline;
+
 /* The entry points the plugin exports; `size` lets later versions grow the structs. */
 typedef int (*ferry_offload_counters_fn)(ferry_offload_counters* out, size_t size);
 typedef int (*ferry_offload_device_fn)(int device, ferry_offload_device* out, size_t size);
+
+typedef int (*ferry_offload_baseline_fn)(const ferry_offload_baseline* spec, size_t size, double* seconds);
+
+/* Seconds of rank_a's `iters` timed iterations. */
+static inline int ferry_offload_mpi_baseline(const ferry_offload_baseline* spec, double* seconds) {
+  ferry_offload_baseline_fn fn = (ferry_offload_baseline_fn)dlsym(RTLD_DEFAULT, "ferry_offload_mpi_baseline_v1");
+  if (!fn) return FERRY_OFFLOAD_UNAVAILABLE;
+  return fn(spec, sizeof *spec, seconds);
+}
 
 static inline int ferry_offload_get_counters(ferry_offload_counters* out) {
   ferry_offload_counters_fn fn = (ferry_offload_counters_fn)dlsym(RTLD_DEFAULT, "ferry_offload_counters_v1");

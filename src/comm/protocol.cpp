@@ -8,7 +8,7 @@
 namespace ferry::comm {
 namespace {
 
-constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Fin);
+constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Baseline);
 
 void putData(WireWriter& w, const DataDesc& d) {
   w.put<uint8_t>(static_cast<uint8_t>(d.mode)).put(d.size).put(d.peer).put(d.tag).put(d.chunk).put(d.remoteAddr);
@@ -73,6 +73,9 @@ struct BodyEncoder {
   }
   void operator()(const RtrMsg& m) { w.put(m.xfer).put(m.dstAddr).put(m.size); }
   void operator()(const FinMsg& m) { w.put(m.xfer).put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message); }
+  void operator()(const BaselineMsg& m) {
+    w.put(m.peer).put(m.kind).put(m.initiator).put(m.bytes).put(m.warmup).put(m.iters).put(m.window).put(m.replyTag);
+  }
 };
 
 bool decodeErrc(WireReader& r, Errc& out) {
@@ -182,6 +185,14 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
       out = m;
       return true;
     }
+    case MsgType::Baseline: {
+      BaselineMsg m;
+      if (!r.get(m.peer) || !r.get(m.kind) || !r.get(m.initiator) || !r.get(m.bytes) || !r.get(m.warmup) ||
+          !r.get(m.iters) || !r.get(m.window) || !r.get(m.replyTag) || m.kind > 1)
+        return false;
+      out = m;
+      return true;
+    }
     case MsgType::Fin: {
       FinMsg m;
       if (!r.get(m.xfer) || !decodeErrc(r, m.code) || !r.str(m.message, 16384)) return false;
@@ -211,6 +222,7 @@ const char* msgTypeName(MsgType t) {
     case MsgType::Reply: return "reply";
     case MsgType::Rtr: return "rtr";
     case MsgType::Fin: return "fin";
+    case MsgType::Baseline: return "baseline";
   }
   return "unknown";
 }

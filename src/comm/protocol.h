@@ -42,6 +42,7 @@ enum class MsgType : uint16_t {
   Reply,
   Rtr,   // same-node rendezvous: "ready to receive at this address"
   Fin,   // same-node rendezvous: "the bytes are in place"
+  Baseline,  // run a raw MPI baseline with a peer (benchmarks; devices must be idle)
 };
 const char* msgTypeName(MsgType t);
 
@@ -133,6 +134,14 @@ struct RtrMsg {
   uint64_t dstAddr = 0;
   uint64_t size = 0;
 };
+struct BaselineMsg {
+  int32_t peer = -1;
+  uint8_t kind = 0;        // comm::BaselineKind
+  uint8_t initiator = 0;   // the initiator times the loop and replies with the seconds
+  uint64_t bytes = 0;
+  uint32_t warmup = 0, iters = 0, window = 0;
+  int32_t replyTag = 0;
+};
 struct FinMsg {
   int32_t xfer = 0;
   Errc code = Errc::Ok;
@@ -140,7 +149,7 @@ struct FinMsg {
 };
 
 using Body = std::variant<InitDeviceMsg, LoadImageMsg, AllocMsg, FreeMsg, SubmitMsg, RetrieveMsg, ExchangeMsg, LaunchMsg,
-                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg>;
+                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg>;
 
 struct Message {
   Header header;

@@ -201,6 +201,46 @@ Status Client::flushDeferred(AsyncQueue& q, bool reply) {
   return send(d.device, MsgType::Launch, d.msg);
 }
 
+int Client::firstDeviceOf(int rank) const {
+  for (int id = 0; id < numDevices(); ++id)
+    if (devices_[id]->entry.rank == rank) return id;
+  return -1;
+}
+
+Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpec& spec) {
+  if (rankA == rankB || rankA < 0 || rankB < 0 || rankA >= world_.size() || rankB >= world_.size())
+    return Status(Errc::InvalidArgument, "a baseline needs two different ranks of this job");
+  if (rankA != world_.rank() && firstDeviceOf(rankA) < 0)
+    return Status(Errc::InvalidArgument, "rank " + std::to_string(rankA) + " serves no device");
+  if (rankB != world_.rank() && firstDeviceOf(rankB) < 0)
+    return Status(Errc::InvalidArgument, "rank " + std::to_string(rankB) + " serves no device");
+  auto toRank = [&](int rank, const comm::BaselineMsg& m) {
+    return outbox_.send(rank, comm::kControlTag,
+                        comm::encode(MsgType::Baseline, comm::kNoDevice, seq_.fetch_add(1), m));
+  };
+  comm::BaselineMsg responder{rankA, static_cast<uint8_t>(spec.kind), 0, spec.bytes, spec.warmup, spec.iters,
+                              spec.window, 0};
+  if (Status st = toRank(rankB, responder); !st) return st;
+  if (rankA == world_.rank()) {
+    auto seconds = comm::runBaseline(world_.comm(), rankB, true, spec);
+    while (outbox_.pending() > 0) (void)outbox_.reap();
+    return seconds;
+  }
+  // Two serving ranks: rank 0 only starts them and collects the initiator's time.
+  comm::BaselineMsg initiator = responder;
+  initiator.peer = rankB;
+  initiator.initiator = 1;
+  initiator.replyTag = tags_.next();
+  AsyncQueue q;
+  std::vector<uint64_t> ns;
+  PendingReply& r = expectReply(q, firstDeviceOf(rankA), initiator.replyTag, 0, "mpi_baseline");
+  r.valuesOut = &ns;
+  if (Status st = toRank(rankA, initiator); !st) return st;
+  if (Status st = wait(q, "mpi_baseline"); !st) return st;
+  if (ns.size() != 1) return Status(Errc::Protocol, "the baseline reply carries no time");
+  return static_cast<double>(ns[0]) * 1e-9;
+}
+
 Status Client::shutdown() {
   // Flush every device first, so that a late error is still reported, then release the
   // serving ranks. Ranks that serve nothing are released too: all of them wait in

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "comm/mailbox.h"
+#include "comm/mpi_baseline.h"
 #include "comm/world.h"
 #include "offload/async_queue.h"
 #include "offload/device_allocator.h"
@@ -79,6 +80,10 @@ class Client {
   // "device 3 (rank 2, host node17)"
   std::string where(int id) const;
 
+  // Raw MPI between two ranks of the job (0 = this rank), for benchmark baselines:
+  // seconds of the initiator's timed loop. The devices of both ranks should be idle.
+  Result<double> mpiBaseline(int rankA, int rankB, const comm::BaselineSpec& spec);
+
  private:
   struct RemoteDevice {
     DeviceEntry entry;
@@ -93,6 +98,7 @@ class Client {
 
   Status send(int id, comm::MsgType type, const comm::Body& body, const void* inlineBytes = nullptr,
               size_t inlineLen = 0);
+  int firstDeviceOf(int rank) const;
   PendingReply& expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what);
   Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;
   Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);

@@ -302,3 +302,19 @@ FERRY_EXPORT int ferry_offload_device_v1(int device, ferry_offload_device* out, 
   std::memcpy(out, &v, std::min(size, sizeof v));
   return FERRY_OFFLOAD_OK;
 }
+
+FERRY_EXPORT int ferry_offload_mpi_baseline_v1(const ferry_offload_baseline* spec, size_t size, double* seconds) {
+  Client* c = Client::instance();
+  if (!c || !spec || !seconds) return FERRY_OFFLOAD_UNAVAILABLE;
+  ferry_offload_baseline s{};
+  std::memcpy(&s, spec, std::min(size, sizeof s));
+  comm::BaselineSpec b{s.kind == 1 ? comm::BaselineKind::Bandwidth : comm::BaselineKind::PingPong, s.bytes, s.warmup,
+                       s.iters, s.window ? s.window : 64};
+  auto r = c->mpiBaseline(s.rank_a, s.rank_b, b);
+  if (!r) {
+    log::error(log::Offload, "mpi baseline between ranks %d and %d: %s", s.rank_a, s.rank_b, r.status().message().c_str());
+    return FERRY_OFFLOAD_FAILED;
+  }
+  *seconds = *r;
+  return FERRY_OFFLOAD_OK;
+}

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "comm/liveness.h"
+#include "comm/mpi_baseline.h"
 #include "comm/mpi_check.h"
 #include "comm/protocol.h"
 #include "platform/backoff.h"
@@ -94,6 +95,8 @@ Status Server::dispatch(const comm::Incoming& in) {
     case comm::MsgType::Fin:
       deliverFin(in.source, std::get<comm::FinMsg>(msg->body));
       return {};
+    case comm::MsgType::Baseline:
+      return runBaseline(in.source, std::get<comm::BaselineMsg>(msg->body), msg->header.seq);
     case comm::MsgType::Reply:
     case comm::MsgType::Ping:
       log::error(log::Service, "unexpected %s message from rank %d on the control tag",
@@ -137,6 +140,16 @@ Status Server::enqueue(comm::Message msg, int source) {
   classifyHazards(*op);
   devices_[dev].ops.push_back(std::move(op));
   return {};
+}
+
+// A raw MPI baseline for a benchmark, run at once and to the end: the benchmark asks for it
+// only while the devices are idle, and the figure must not include Ferry's own work.
+Status Server::runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq) {
+  comm::BaselineSpec spec{static_cast<comm::BaselineKind>(m.kind), m.bytes, m.warmup, m.iters, m.window};
+  auto seconds = comm::runBaseline(world_.comm(), m.peer, m.initiator != 0, spec);
+  if (!m.initiator) return seconds.takeStatus();
+  uint64_t ns = seconds ? static_cast<uint64_t>(*seconds * 1e9) : 0;
+  return reply(client, m.replyTag, seq, seconds.status(), {ns});
 }
 
 Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values,

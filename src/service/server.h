@@ -48,6 +48,7 @@ class Server {
   void deliverFin(int fromRank, const comm::FinMsg& fin);
   Status reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values = {},
                const void* data = nullptr, size_t len = 0);
+  Status runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq);
   Status sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size);
   Status sendFin(int dstRank, int32_t xfer, const Status& st);
 
