@@ -31,6 +31,7 @@ class MpiPipe {
   // Cancels what is still posted (used when the other side reported an error).
   void cancel();
   size_t bytesDone() const { return doneBytes_; }
+  Dir direction() const { return dir_; }
   int peer() const { return peer_; }
 
  private:

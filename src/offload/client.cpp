@@ -25,6 +25,7 @@ Client::Client(comm::World& world, DeviceTable table)
     : world_(world), table_(std::move(table)), outbox_(world.comm()) {
   tags_.setUpperBound(world.tagUpperBound());
   for (const auto& e : table_.entries()) {
+    hasGpus_ |= e.kind == service::DeviceKind::Gpu;
     auto d = std::make_unique<RemoteDevice>();
     d->entry = e;
     if (e.clientHeap) d->heap = std::make_unique<DeviceAllocator>(e.heapBase, e.memoryBytes);
@@ -109,7 +110,10 @@ Status Client::shipImage(int id, const service::ImageRecord& image, comm::DataDe
   return {};
 }
 
-Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image* image) {
+Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image* offered) {
+  auto routed = router_.select(offered, devices_[id]->entry.kind);
+  if (!routed) return routed.takeStatus();
+  const __tgt_device_image* image = *routed;
   auto rec = recordFromImage(image);
   if (!rec) return rec.takeStatus();
   if (Status st = initDevice(id); !st) return st;

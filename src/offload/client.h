@@ -16,6 +16,7 @@
 #include "offload/async_queue.h"
 #include "offload/device_allocator.h"
 #include "offload/device_table.h"
+#include "offload/image_router.h"
 #include "service/image.h"
 #include "service/omptarget_abi.h"
 
@@ -50,6 +51,8 @@ class Client {
   const DeviceEntry& entry(int id) const { return devices_[id]->entry; }
   const DeviceTable& table() const { return table_; }
   OffloadCounters& counters() { return counters_; }
+  ImageRouter& images() { return router_; }
+  bool hasGpus() const { return hasGpus_; }
   void setRequires(int64_t flags) { requires_ = flags; }
 
   // client.cpp
@@ -93,6 +96,7 @@ class Client {
     std::map<uint64_t, std::vector<__tgt_offload_entry>> tables;  // image id -> table
     std::vector<std::unique_ptr<KernelRef>> kernels;
     std::map<uint64_t, uint64_t> globals;   // address -> size
+    std::map<uint64_t, uint64_t> allocations;  // plugin-managed devices: address -> size
     std::set<void*> hostAllocs;             // TARGET_ALLOC_HOST blocks
   };
 
@@ -101,6 +105,7 @@ class Client {
   int firstDeviceOf(int rank) const;
   PendingReply& expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what);
   Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;
+  Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
   Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);
   Status progress(AsyncQueue& q);
   Status requestSyncs(AsyncQueue& q);
@@ -119,6 +124,8 @@ class Client {
   std::set<std::pair<int, uint64_t>> imagesOnRank_;  // (rank, image id) already shipped
   OffloadCounters counters_;
   std::atomic<bool> shutDown_{false};
+  ImageRouter router_;
+  bool hasGpus_ = false;
 };
 
 }  // namespace ferry::offload

@@ -23,16 +23,20 @@ constexpr uint64_t kReleaseThreshold = 1 << 20;
 
 }  // namespace
 
+// Whether [addr, addr+len) lies inside one block of `blocks` (address -> size).
+static bool insideBlock(const std::map<uint64_t, uint64_t>& blocks, uint64_t addr, uint64_t len) {
+  auto it = blocks.upper_bound(addr);
+  if (it == blocks.begin()) return false;
+  --it;
+  return addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first);
+}
+
 Status Client::checkRange(int id, uint64_t addr, uint64_t len, const char* op) const {
   RemoteDevice& d = *devices_[id];
   if (len == 0) return {};
   if (d.heap && d.heap->contains(addr, len)) return {};
   std::lock_guard lock(d.mutex);
-  auto it = d.globals.upper_bound(addr);
-  if (it != d.globals.begin()) {
-    --it;
-    if (addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first)) return {};
-  }
+  if (insideBlock(d.globals, addr, len) || insideBlock(d.allocations, addr, len)) return {};
   return Status(Errc::InvalidArgument, std::string(op) + " of " + parse::formatSize(len) + " at device address " +
                                            hex(addr) + " on " + where(id) +
                                            ": the range is not inside memory allocated on that device");
@@ -53,7 +57,7 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
   if (kind == abi::kAllocShared && d.entry.rank != world_.rank())
     return Status(Errc::Unsupported, "shared (host and device) memory cannot span processes: " + where(id) +
                                          " is served by another rank; use device memory and omp_target_memcpy");
-  if (!d.heap) return Status(Errc::Unsupported, "allocation on " + where(id) + " is not supported");
+  if (!d.heap) return allocateOnServer(id, size, kind);
   auto addr = d.heap->allocate(static_cast<uint64_t>(size));
   if (!addr)
     return Status(Errc::OutOfMemory,
@@ -62,6 +66,22 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
                       parse::formatSize(d.heap->capacity() - d.heap->used()) + " free (largest block " +
                       parse::formatSize(d.heap->largestFree()) + "); set FERRY_DEVICE_MEMORY to give devices more");
   return reinterpret_cast<void*>(*addr);
+}
+
+// Devices whose memory their plugin manages (GPUs): one round trip per allocation.
+Result<void*> Client::allocateOnServer(int id, int64_t size, int32_t kind) {
+  AsyncQueue q;
+  int tag = tags_.next();
+  std::vector<uint64_t> addr;
+  PendingReply& r = expectReply(q, id, tag, 0, "data_alloc");
+  r.valuesOut = &addr;
+  if (Status st = send(id, MsgType::Alloc, comm::AllocMsg{0, static_cast<uint64_t>(size), kind, tag}); !st) return st;
+  if (Status st = wait(q, "data_alloc"); !st) return st;
+  if (addr.size() != 1 || addr[0] == 0) return Status(Errc::Protocol, "the allocation reply carries no address");
+  RemoteDevice& d = *devices_[id];
+  std::lock_guard lock(d.mutex);
+  d.allocations[addr[0]] = static_cast<uint64_t>(size ? size : 1);
+  return reinterpret_cast<void*>(addr[0]);
 }
 
 Status Client::free(int id, void* ptr, int32_t kind) {
@@ -73,8 +93,20 @@ Status Client::free(int id, void* ptr, int32_t kind) {
       return {};
     }
   }
-  if (!d.heap) return Status(Errc::Unsupported, "free on " + where(id) + " is not supported");
   uint64_t addr = reinterpret_cast<uint64_t>(ptr);
+  if (!d.heap) {
+    // Plugin-managed memory: the serving rank frees it, in stream order.
+    uint64_t size = 0;
+    {
+      std::lock_guard lock(d.mutex);
+      auto it = d.allocations.find(addr);
+      if (it == d.allocations.end())
+        return Status(Errc::InvalidArgument, "free of " + hex(addr) + " on " + where(id) + ": not an allocated block");
+      size = it->second;
+      d.allocations.erase(it);
+    }
+    return send(id, MsgType::Free, comm::FreeMsg{addr, size, kind});
+  }
   uint64_t size = d.heap->free(addr);
   if (size == 0)
     return Status(Errc::InvalidArgument, "free of " + hex(addr) + " on " + where(id) + ": not an allocated block");

@@ -46,7 +46,9 @@ bool isX86Image(const __tgt_device_image* image) {
 Result<service::ImageRecord> recordFromImage(const __tgt_device_image* image) {
   auto elf = innerElf(imageBytes(image));
   if (!elf) return elf.takeStatus();
-  if (Status st = service::checkElf(elf->data(), elf->size()); !st) return st;
+  // x86_64 images are checked here; others (CUDA) by the serving rank's stock plugin.
+  if (service::elfMachine(elf->data(), elf->size()) != service::kElfMachineCuda)
+    if (Status st = service::checkElf(elf->data(), elf->size()); !st) return st;
   service::ImageRecord rec;
   rec.elf.assign(elf->begin(), elf->end());
   rec.id = service::imageHash(rec.elf.data(), rec.elf.size());

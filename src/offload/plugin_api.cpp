@@ -96,7 +96,11 @@ FERRY_EXPORT int32_t __tgt_rtl_deinit_plugin() {
 
 FERRY_EXPORT int32_t __tgt_rtl_number_of_devices() { return Client::instance() ? client().numDevices() : 0; }
 
-FERRY_EXPORT int32_t __tgt_rtl_is_valid_binary(__tgt_device_image* image) { return isX86Image(image) ? 1 : 0; }
+FERRY_EXPORT int32_t __tgt_rtl_is_valid_binary(__tgt_device_image* image) {
+  Client* c = Client::instance();
+  if (!c) return isX86Image(image) ? 1 : 0;
+  return c->images().offer(image, c->hasGpus()) ? 1 : 0;
+}
 
 FERRY_EXPORT int32_t __tgt_rtl_is_data_exchangable(int32_t src, int32_t dst) {
   return validDevice(src, "is_data_exchangable") && validDevice(dst, "is_data_exchangable") ? 1 : 0;

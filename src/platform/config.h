@@ -27,6 +27,7 @@ enum class Knob : uint16_t {
   DevicesPerRank,
   GpusPerRank,
   Rank0Devices,
+  CpuStaging,
   DeviceMemory,
   EagerLimit,
   ChunkSize,

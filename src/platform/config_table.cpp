@@ -30,6 +30,10 @@ constexpr KnobSpec kKnobTable[] = {
      "GPU devices each serving rank exposes through the stock CUDA plugin: a number or 'all'"},
     {Knob::Rank0Devices, "FERRY_RANK0_DEVICES", KnobType::Bool, "0", nullptr, 0, 0, "offload",
      "Also expose rank 0's own devices (served by a thread inside rank 0); needed for 1-rank runs"},
+    {Knob::CpuStaging, "FERRY_CPU_STAGING", KnobType::Bool, "0", nullptr, 0, 0, "service",
+     "Serve CPU devices the way GPUs are served: memory allocated by the stock plugin on request "
+     "and every transfer staged through the serving rank's memory. Slower; it runs the GPU data "
+     "path on machines without a GPU"},
     {Knob::DeviceMemory, "FERRY_DEVICE_MEMORY", KnobType::Size, "0", nullptr, 0, kNoLimit, "service",
      "Memory of each CPU device; 0 means the node's physical memory divided among the devices "
      "served on that node"},

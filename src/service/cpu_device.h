@@ -3,13 +3,9 @@
 // layout rank 0 manages.
 #pragma once
 
-#include <map>
-#include <mutex>
-#include <set>
-
 #include "service/device_heap.h"
 #include "service/local_device.h"
-#include "service/vendor_plugin.h"
+#include "service/plugin_backend.h"
 
 namespace ferry::service {
 
@@ -26,7 +22,7 @@ class CpuDevice final : public LocalDevice {
   uint64_t heapBase() const override { return heap_.base(); }
   bool hostAccessible() const override { return true; }
 
-  Status init(int64_t requiresFlags) override;
+  Status init(int64_t requiresFlags) override { return backend_.init(requiresFlags); }
   Result<std::vector<uint64_t>> loadImage(const ImageRecord& image) override;
   Status launch(const comm::LaunchMsg& launch) override;
   Result<uint64_t> allocate(uint64_t size, int32_t kind) override;
@@ -34,30 +30,15 @@ class CpuDevice final : public LocalDevice {
   Status write(uint64_t dst, const void* src, uint64_t len) override;
   Status read(void* dst, uint64_t src, uint64_t len) override;
   bool validRange(uint64_t addr, uint64_t len) const override;
-  std::string kernelName(uint64_t handle) const override;
+  std::string kernelName(uint64_t handle) const override { return backend_.kernelName(handle); }
 
  private:
   void configureThreadOnce();
-  std::string loadFailureReason(const ImageRecord& image) const;
 
-  VendorPlugin* plugin_;
-  int pluginId_;
+  PluginBackend backend_;
   uint64_t memory_;
   int threads_;
-  bool initialized_ = false;
   DeviceHeap heap_;
-  mutable std::mutex mutex_;              // guards the two sets below
-  struct Kernel {
-    std::string name;
-    std::string activity;  // "kernel NAME on local device N", for crash reports
-  };
-  std::map<uint64_t, Kernel> kernels_;    // handles this device issued; entries are never erased
-  const Kernel* findKernel(uint64_t handle) const;
-  std::map<uint64_t, uint64_t> globals_;  // address -> size of loaded globals
 };
-
-// Unlinks the /tmp/tmpfile_* copies that the stock host plugin writes for each image load
-// and never removes; they are already mapped, so unlinking them is safe.
-void removeStockPluginTempFiles();
 
 }  // namespace ferry::service

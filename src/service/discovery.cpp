@@ -1,5 +1,7 @@
 #include "service/discovery.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 
 #include "platform/config.h"
@@ -7,14 +9,58 @@
 #include "platform/parse.h"
 #include "platform/topology.h"
 #include "service/cpu_device.h"
+#include "service/plugin_device.h"
 #include "service/vendor_plugin.h"
 
 namespace ferry::service {
 
+namespace {
+
+// GPU memory from the CUDA driver, when the plugin found GPUs (so libcuda is present).
+uint64_t cudaDeviceMemory(int ordinal) {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cuda) return 0;
+  using Init = int (*)(unsigned);
+  using Get = int (*)(int*, int);
+  using TotalMem = int (*)(size_t*, int);
+  auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
+  auto get = reinterpret_cast<Get>(dlsym(cuda, "cuDeviceGet"));
+  auto total = reinterpret_cast<TotalMem>(dlsym(cuda, "cuDeviceTotalMem_v2"));
+  int device = 0;
+  size_t bytes = 0;
+  if (init && get && total && init(0) == 0 && get(&device, ordinal) == 0) total(&bytes, device);
+  return bytes;
+}
+
+Status discoverGpus(std::vector<std::unique_ptr<LocalDevice>>& devices) {
+  if (!config().isAll(Knob::GpusPerRank) && config().integer(Knob::GpusPerRank) == 0) return {};
+  auto plugin = VendorPlugin::open(stockCudaPluginPath());
+  if (!plugin) {
+    log::debug(log::Service, "no GPUs: %s", plugin.status().message().c_str());
+    return {};
+  }
+  int n = (*plugin)->numDevices;
+  if (!config().isAll(Knob::GpusPerRank)) {
+    int wanted = static_cast<int>(config().integer(Knob::GpusPerRank));
+    if (wanted > n)
+      log::warn(log::Service, "FERRY_GPUS_PER_RANK=%d but the CUDA plugin sees %d GPU(s); serving %d", wanted, n, n);
+    n = std::min(n, wanted);
+  }
+  for (int i = 0; i < n; ++i)
+    devices.push_back(std::make_unique<PluginDevice>(*plugin, i, DeviceKind::Gpu, cudaDeviceMemory(i),
+                                                     "CUDA plugin device " + std::to_string(i)));
+  return {};
+}
+
+}  // namespace
+
 Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servingRanksOnNode) {
   std::vector<std::unique_ptr<LocalDevice>> devices;
   int wanted = static_cast<int>(config().integer(Knob::DevicesPerRank));
-  if (wanted == 0) return devices;
+  if (wanted == 0) {
+    if (Status st = discoverGpus(devices); !st) return st;
+    return devices;
+  }
 
   auto plugin = VendorPlugin::open(stockHostPluginPath());
   if (!plugin)
@@ -29,12 +75,19 @@ Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servi
   if (memory == 0) memory = topo.memoryBytes / static_cast<uint64_t>(std::max(1, servingRanksOnNode * n));
   int threads = kernelThreads(topo, servingRanksOnNode, n);
   for (int i = 0; i < n; ++i) {
+    if (config().flag(Knob::CpuStaging)) {
+      devices.push_back(std::make_unique<PluginDevice>(
+          *plugin, i, DeviceKind::Cpu, memory, "x86_64 host plugin device " + std::to_string(i) + ", staged"));
+      continue;
+    }
     auto dev = std::make_unique<CpuDevice>(*plugin, i, memory, threads);
     if (Status st = dev->reserve(); !st) return st;
     log::debug(log::Service, "CPU device %d: %s memory at %s, %d kernel thread(s)", i,
                parse::formatSize(memory).c_str(), hex(dev->heapBase()).c_str(), threads);
     devices.push_back(std::move(dev));
   }
+  // GPUs come after the CPU devices in the rank's local order.
+  if (Status st = discoverGpus(devices); !st) return st;
   return devices;
 }
 

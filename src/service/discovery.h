@@ -1,5 +1,6 @@
-// Finds the devices this rank serves: CPU devices from the stock LLVM host plugin
-// (FERRY_DEVICES_PER_RANK of them), each with its share of the node's memory and cores.
+// Finds the devices this rank serves, in this local order: CPU devices from the stock LLVM
+// host plugin (FERRY_DEVICES_PER_RANK of them, each with its share of the node's memory and
+// cores), then GPUs from the stock CUDA plugin (FERRY_GPUS_PER_RANK).
 #pragma once
 
 #include <memory>

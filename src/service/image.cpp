@@ -53,6 +53,13 @@ Status checkElf(const uint8_t* data, size_t len) {
   return {};
 }
 
+uint16_t elfMachine(const uint8_t* data, size_t len) {
+  if (len < sizeof(Elf64_Ehdr) || std::memcmp(data, ELFMAG, SELFMAG) != 0 || data[EI_CLASS] != ELFCLASS64) return 0;
+  Elf64_Ehdr h;
+  std::memcpy(&h, data, sizeof h);
+  return h.e_machine;
+}
+
 uint64_t imageHash(const uint8_t* data, size_t len) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < len; ++i) {

@@ -32,6 +32,10 @@ Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len);
 // EM_X86_64) and says what is wrong when they are not.
 Status checkElf(const uint8_t* data, size_t len);
 
+// The ELF machine of an image (62 x86_64, 190 CUDA), or 0 when it is not a 64-bit ELF.
+uint16_t elfMachine(const uint8_t* data, size_t len);
+inline constexpr uint16_t kElfMachineCuda = 190;
+
 // 64-bit FNV-1a of the bytes: an image's identity across ranks.
 uint64_t imageHash(const uint8_t* data, size_t len);
 

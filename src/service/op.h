@@ -37,7 +37,9 @@ struct Op {
   std::optional<comm::MpiPipe> pipe;
   std::shared_ptr<Completion> job;  // work handed to the device's worker
   bool awaitingRendezvous = false;  // same-node exchange: waiting for Rtr (send) or Fin (recv)
-  std::vector<uint8_t> staging;     // bytes of an image arriving through a pipe
+  std::vector<uint8_t> staging;     // image bytes, or a staged device's transfer bytes
+  uint64_t staged = 0;              // staged receive: bytes already written to the device
+  const uint8_t* source = nullptr;  // exchange send: where its bytes are (device or staging)
   std::vector<uint64_t> values;     // LoadImage: the table addresses to reply with
 
   bool conflictsWith(const Op& later) const {
@@ -48,5 +50,7 @@ struct Op {
 
 // Sets an op's read and write ranges, or marks it a barrier, from its type.
 void classifyHazards(Op& op);
+// The device address an op that receives bytes (submit, exchange receive) writes to.
+uint64_t sinkAddressOf(const Op& op);
 
 }  // namespace ferry::service

@@ -212,6 +212,11 @@ void Server::deliverFin(int fromRank, const comm::FinMsg& fin) {
   Status st = fin.code == Errc::Ok ? Status()
                                    : Status(fin.code, "the sending rank " + std::to_string(fromRank) +
                                                           " failed: " + fin.message);
+  // Same node, staged device: the bytes are in the staging buffer; now to the device.
+  if (st && !op->staging.empty() && devices_[dev].error.isOk()) {
+    const auto& m = std::get<comm::ExchangeMsg>(op->body);
+    st = flushStaged(dev, *op, m.addr, m.data.size);
+  }
   complete(dev, *op, std::move(st));
 }
 

@@ -75,6 +75,9 @@ class Server {
   void failStarted(uint32_t dev, Op& op);
   void pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr);
   void drainIncoming(uint32_t dev, Op& op);
+  Result<const uint8_t*> sourceBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len);
+  uint8_t* sinkBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len);
+  Status flushStaged(uint32_t dev, Op& op, uint64_t addr, uint64_t upto);
   Status copyFromPeer(int peer, uint64_t remote, void* local, uint64_t len);
   Status copyToPeer(int peer, uint64_t remote, const void* local, uint64_t len);
   void awaitFin(uint32_t dev, Op& op, int peer, int32_t xfer);

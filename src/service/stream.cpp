@@ -88,6 +88,8 @@ void Server::complete(uint32_t dev, Op& op, Status st) {
   }
   auto& d = devices_[dev];
   if (st.isOk() || !d.error.isOk()) return;
+  // A refused allocation changed nothing and its issuer has the answer: the device goes on.
+  if (op.type == MsgType::Alloc) return;
   d.error = withWhere(dev, op, std::move(st));
   log::error(log::Service, "%s", d.error.message().c_str());
 }
@@ -117,6 +119,14 @@ void Server::poll(uint32_t dev, Op& op) {
     if (!done) {
       op.pipe.reset();
       return complete(dev, op, done.takeStatus());
+    }
+    // A staged receive writes each arrived chunk to the device while the next ones travel.
+    if (op.pipe->direction() == comm::MpiPipe::Dir::Recv && !op.staging.empty() && op.type != MsgType::LoadImage &&
+        devices_[dev].error.isOk()) {
+      if (Status st = flushStaged(dev, op, sinkAddressOf(op), op.pipe->bytesDone()); !st) {
+        op.pipe.reset();
+        return complete(dev, op, std::move(st));
+      }
     }
     if (!*done) return;
     op.pipe.reset();

@@ -121,6 +121,43 @@ void Server::finishLoadImage(uint32_t dev, Op& op) {
   });
 }
 
+// ---- where the bytes of a transfer live ------------------------------------------------
+// A host-accessible device (CPU) is ordinary memory: MPI, CMA and memcpy use it in place.
+// Any other device (GPU) is staged: outgoing bytes are read into op.staging first; incoming
+// bytes land in op.staging and are written to the device chunk by chunk as they arrive
+// (flushStaged), so that the network and the device copy overlap.
+
+Result<const uint8_t*> Server::sourceBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len) {
+  LocalDevice& d = *devices_[dev].dev;
+  if (d.hostAccessible()) return reinterpret_cast<const uint8_t*>(addr);
+  op.staging.resize(len);
+  if (Status st = d.read(op.staging.data(), addr, len); !st) return st;
+  return static_cast<const uint8_t*>(op.staging.data());
+}
+
+uint8_t* Server::sinkBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len) {
+  if (devices_[dev].dev->hostAccessible()) return reinterpret_cast<uint8_t*>(addr);
+  op.staging.resize(len);
+  op.staged = 0;
+  return op.staging.data();
+}
+
+// Writes the staged bytes [op.staged, upto) to the device at `addr` (no-op in place).
+Status Server::flushStaged(uint32_t dev, Op& op, uint64_t addr, uint64_t upto) {
+  LocalDevice& d = *devices_[dev].dev;
+  if (d.hostAccessible() || upto <= op.staged) return {};
+  Status st = d.write(addr + op.staged, op.staging.data() + op.staged, upto - op.staged);
+  op.staged = upto;
+  return st;
+}
+
+// The device address an op that receives bytes writes to.
+uint64_t sinkAddressOf(const Op& op) {
+  if (const auto* m = std::get_if<comm::SubmitMsg>(&op.body)) return m->dst;
+  if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body); m && op.type == MsgType::ExchangeRecv) return m->addr;
+  return 0;
+}
+
 // ---- host <-> device ------------------------------------------------------------------
 
 void Server::startSubmit(uint32_t dev, Op& op) {
@@ -130,17 +167,17 @@ void Server::startSubmit(uint32_t dev, Op& op) {
     complete(dev, op, std::move(st));
     return drainIncoming(dev, op);
   }
-  if (!d.hostAccessible()) {
-    complete(dev, op, Status(Errc::Unsupported, "staged submit is not implemented"));
-    return drainIncoming(dev, op);
-  }
   switch (m.data.mode) {
     case DataMode::Inline:
       return complete(dev, op, d.write(m.dst, m.inlineBytes, m.data.size));
-    case DataMode::Cma:
-      return complete(dev, op, copyFromPeer(m.data.peer, m.data.remoteAddr, reinterpret_cast<void*>(m.dst), m.data.size));
+    case DataMode::Cma: {
+      uint8_t* sink = sinkBytes(dev, op, m.dst, m.data.size);
+      Status st = copyFromPeer(m.data.peer, m.data.remoteAddr, sink, m.data.size);
+      if (st) st = flushStaged(dev, op, m.dst, m.data.size);
+      return complete(dev, op, std::move(st));
+    }
     case DataMode::Mpi:
-      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, reinterpret_cast<void*>(m.dst),
+      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, sinkBytes(dev, op, m.dst, m.data.size),
                       m.data.size, m.data.chunk, pipelineDepth());
       return poll(dev, op);
   }
@@ -148,29 +185,30 @@ void Server::startSubmit(uint32_t dev, Op& op) {
 
 void Server::startRetrieve(uint32_t dev, Op& op) {
   auto& m = std::get<comm::RetrieveMsg>(op.body);
-  LocalDevice& d = *devices_[dev].dev;
   Status st = checkRange(dev, m.src, m.data.size, "retrieve");
-  if (st && !d.hostAccessible()) st = Status(Errc::Unsupported, "staged retrieve is not implemented");
+  const uint8_t* src = nullptr;
+  if (st) {
+    auto bytes = sourceBytes(dev, op, m.src, m.data.size);
+    if (bytes) src = *bytes;
+    else st = bytes.takeStatus();
+  }
   if (!st) {
     (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
     return complete(dev, op, std::move(st));
   }
   switch (m.data.mode) {
-    case DataMode::Inline: {
-      // Device memory of a CPU device is ordinary memory: reply straight from it.
-      (void)reply(op.client, m.replyTag, op.seq, {}, {}, reinterpret_cast<const void*>(m.src), m.data.size);
+    case DataMode::Inline:
+      (void)reply(op.client, m.replyTag, op.seq, {}, {}, src, m.data.size);
       return complete(dev, op, {});
-    }
-    case DataMode::Cma: {
-      st = copyToPeer(m.data.peer, m.data.remoteAddr, reinterpret_cast<const void*>(m.src), m.data.size);
+    case DataMode::Cma:
+      st = copyToPeer(m.data.peer, m.data.remoteAddr, src, m.data.size);
       (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
       return complete(dev, op, std::move(st));
-    }
     case DataMode::Mpi:
       // The reply goes first on the same tag; the issuer posted its receive first.
       if (Status r = reply(op.client, m.replyTag, op.seq, {}); !r) return complete(dev, op, std::move(r));
-      op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.replyTag,
-                      reinterpret_cast<void*>(m.src), m.data.size, m.data.chunk, pipelineDepth());
+      op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.replyTag, const_cast<uint8_t*>(src),
+                      m.data.size, m.data.chunk, pipelineDepth());
       return poll(dev, op);
   }
 }
@@ -179,13 +217,19 @@ void Server::startRetrieve(uint32_t dev, Op& op) {
 
 void Server::startExchangeSend(uint32_t dev, Op& op) {
   auto& m = std::get<comm::ExchangeMsg>(op.body);
-  if (Status st = checkRange(dev, m.addr, m.data.size, "exchange source"); !st) {
+  Status st = checkRange(dev, m.addr, m.data.size, "exchange source");
+  if (st) {
+    auto bytes = sourceBytes(dev, op, m.addr, m.data.size);
+    if (bytes) op.source = *bytes;
+    else st = bytes.takeStatus();
+  }
+  if (!st) {
     (void)sendFin(m.data.peer, m.data.tag, st);
     abandonedSends_.insert({m.data.peer, m.data.tag});
     return complete(dev, op, std::move(st));
   }
   if (m.data.mode == DataMode::Mpi) {
-    op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.data.tag, reinterpret_cast<void*>(m.addr),
+    op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.data.tag, const_cast<uint8_t*>(op.source),
                     m.data.size, m.data.chunk, pipelineDepth());
     return poll(dev, op);
   }
@@ -205,12 +249,11 @@ void Server::pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr)
   op.awaitingRendezvous = false;
   if (rtr.size == 0 && m.data.size != 0) return complete(dev, op, {});  // the receiver failed and wants nothing
   Status st;
-  if (rtr.size != m.data.size) {
+  if (rtr.size != m.data.size)
     st = Status(Errc::Protocol, "receiver expects " + std::to_string(rtr.size) + " bytes, sender has " +
                                     std::to_string(m.data.size));
-  } else {
-    st = copyToPeer(m.data.peer, rtr.dstAddr, reinterpret_cast<const void*>(m.addr), m.data.size);
-  }
+  else
+    st = copyToPeer(m.data.peer, rtr.dstAddr, op.source, m.data.size);
   (void)sendFin(m.data.peer, m.data.tag, st);
   complete(dev, op, std::move(st));
 }
@@ -234,9 +277,10 @@ void Server::startExchangeRecv(uint32_t dev, Op& op) {
     complete(dev, op, std::move(st));
     return drainIncoming(dev, op);
   }
+  uint8_t* sink = sinkBytes(dev, op, m.addr, m.data.size);
   if (m.data.mode == DataMode::Mpi) {
-    op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, reinterpret_cast<void*>(m.addr),
-                    m.data.size, m.data.chunk, pipelineDepth());
+    op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, sink, m.data.size, m.data.chunk,
+                    pipelineDepth());
     // A failed sender sends a Fin instead of its chunks.
     awaitFin(dev, op, m.data.peer, m.data.tag);
     if (op.state == Op::State::Running) poll(dev, op);
@@ -244,7 +288,7 @@ void Server::startExchangeRecv(uint32_t dev, Op& op) {
   }
   awaitFin(dev, op, m.data.peer, m.data.tag);  // registered before the Rtr: a local Fin finds it
   if (op.state == Op::State::Running && op.awaitingRendezvous) {
-    if (Status st = sendRtr(m.data.peer, m.data.tag, m.addr, m.data.size); !st) {
+    if (Status st = sendRtr(m.data.peer, m.data.tag, reinterpret_cast<uint64_t>(sink), m.data.size); !st) {
       recvsAwaitingFin_.erase({m.data.peer, m.data.tag});
       complete(dev, op, std::move(st));
     }

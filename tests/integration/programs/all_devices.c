@@ -11,7 +11,7 @@ int main(void) {
     long sum = 0;
     int v[64];
     for (int i = 0; i < 64; ++i) v[i] = i + d;
-#pragma omp target device(d) map(to : v) map(from : on_host, dev_num, sum)
+#pragma omp target device(d) map(to : v) map(from : on_host, dev_num) map(tofrom : sum)
     {
       on_host = omp_is_initial_device();
       for (int i = 0; i < 64; ++i) sum += v[i];

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     CHECK(omp_target_memcpy(buf[d], h, 4096, 0, 0, d, host) == 0, "refill dev %d", d);
     unsigned char* p = buf[d];
     long sum = 0, want = 0;
-#pragma omp target device(d) is_device_ptr(p) map(from : sum)
+#pragma omp target device(d) is_device_ptr(p) map(tofrom : sum)
     for (size_t i = 0; i < 4096; ++i) sum += p[i];
     for (size_t i = 0; i < 4096; ++i) want += pattern(i, 100 + d);
     CHECK(sum == want, "device %d sum %ld want %ld", d, sum, want);

@@ -1,0 +1,140 @@
+#include "service/plugin_backend.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "platform/parse.h"
+#include "service/crash_report.h"
+
+namespace ferry::service {
+namespace {
+
+// The stock plugin says only that loading failed. For an x86_64 image, dlopen of a private
+// copy says why (a missing library, most often).
+std::string loadFailureReason(const ImageRecord& image) {
+  const std::string generic = "the stock plugin could not load it";
+  Elf64_Ehdr h{};
+  if (image.elf.size() < sizeof h) return generic;
+  std::memcpy(&h, image.elf.data(), sizeof h);
+  if (h.e_machine != EM_X86_64) return generic;
+  int fd = memfd_create("ferry-image-check", MFD_CLOEXEC);
+  if (fd < 0) return generic;
+  std::string reason = generic;
+  if (::write(fd, image.elf.data(), image.elf.size()) == static_cast<ssize_t>(image.elf.size())) {
+    std::string path = "/proc/self/fd/" + std::to_string(fd);
+    if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) dlclose(handle);
+    else if (const char* err = dlerror()) reason = err;
+  }
+  close(fd);
+  return reason;
+}
+
+}  // namespace
+
+void removeStockPluginTempFiles() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  std::set<std::string> paths;
+  while (std::getline(maps, line)) {
+    size_t at = line.find("/tmp/tmpfile_");
+    if (at == std::string::npos || line.find("(deleted)") != std::string::npos) continue;
+    paths.insert(line.substr(at));
+  }
+  for (const auto& p : paths) unlink(p.c_str());
+}
+
+PluginBackend::PluginBackend(VendorPlugin* plugin, int pluginDeviceId, std::string label)
+    : plugin_(plugin), id_(pluginDeviceId), label_(std::move(label)) {}
+
+Status PluginBackend::init(int64_t requiresFlags) {
+  if (initialized_) return {};
+  if (requiresFlags & abi::kReqUnifiedSharedMemory)
+    return Status(Errc::Unsupported,
+                  "'#pragma omp requires unified_shared_memory' cannot hold for a device in another process; "
+                  "remove the requirement or run without Ferry");
+  if (plugin_->initRequires) plugin_->initRequires(requiresFlags);
+  if (plugin_->initDevice(id_) != abi::kOffloadSuccess)
+    return Status(Errc::Internal, "the stock plugin failed to initialise " + label_);
+  initialized_ = true;
+  return {};
+}
+
+Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image) {
+  // The stock plugin needs a non-NULL addr on each entry (it only tests it).
+  std::vector<__tgt_offload_entry> entries(image.entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    entries[i].addr = reinterpret_cast<void*>(1);
+    entries[i].name = const_cast<char*>(image.entries[i].name.c_str());
+    entries[i].size = image.entries[i].size;
+    entries[i].flags = image.entries[i].flags;
+  }
+  auto* bytes = const_cast<uint8_t*>(image.elf.data());
+  __tgt_device_image img{bytes, bytes + image.elf.size(), entries.data(), entries.data() + entries.size()};
+  if (!plugin_->isValidBinary(&img))
+    return Status(Errc::LoadFailed, "the image is not one " + label_ + " can run");
+  __tgt_target_table* table = plugin_->loadBinary(id_, &img);
+  removeStockPluginTempFiles();
+  if (!table) return Status(Errc::LoadFailed, loadFailureReason(image));
+  size_t n = static_cast<size_t>(table->EntriesEnd - table->EntriesBegin);
+  if (n != entries.size())
+    return Status(Errc::LoadFailed, "the loaded image has " + std::to_string(n) + " entries, the host expects " +
+                                        std::to_string(entries.size()));
+  std::vector<uint64_t> addrs(n);
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < n; ++i) {
+    addrs[i] = reinterpret_cast<uint64_t>(table->EntriesBegin[i].addr);
+    const std::string& name = image.entries[i].name;
+    if (image.entries[i].size == 0) kernels_[addrs[i]] = Kernel{name, "kernel " + name + " on " + label_};
+    else globals_[addrs[i]] = image.entries[i].size;
+  }
+  return addrs;
+}
+
+const PluginBackend::Kernel* PluginBackend::findKernel(uint64_t handle) const {
+  std::lock_guard lock(mutex_);
+  auto it = kernels_.find(handle);
+  return it == kernels_.end() ? nullptr : &it->second;  // map nodes are stable
+}
+
+std::string PluginBackend::kernelName(uint64_t handle) const {
+  const Kernel* k = findKernel(handle);
+  return k ? k->name : std::string();
+}
+
+// The arguments arrive as 64-bit words, which is what the plugin ABI's void* and ptrdiff_t
+// are on x86_64: they are passed in place, without a copy.
+static_assert(sizeof(void*) == sizeof(uint64_t) && sizeof(ptrdiff_t) == sizeof(int64_t));
+
+Status PluginBackend::launch(const comm::LaunchMsg& m) {
+  const Kernel* k = findKernel(m.kernel);
+  if (!k) return Status(Errc::NotFound, "kernel handle " + hex(m.kernel) + " was not issued by " + label_);
+  setActivity(k->activity.c_str());
+  auto* args = reinterpret_cast<void**>(const_cast<uint64_t*>(m.args.data()));
+  auto* offsets = reinterpret_cast<ptrdiff_t*>(const_cast<int64_t*>(m.offsets.data()));
+  KernelArgsTy ka{};
+  ka.Version = 2;
+  ka.NumArgs = static_cast<uint32_t>(m.args.size());
+  ka.Tripcount = m.tripCount;
+  ka.NumTeams[0] = m.numTeams;
+  ka.ThreadLimit[0] = m.threadLimit;
+  int32_t rc = plugin_->launchKernel(id_, reinterpret_cast<void*>(m.kernel), args, offsets, &ka, nullptr);
+  clearActivity();
+  if (rc != abi::kOffloadSuccess) return Status(Errc::Internal, "the stock plugin failed to launch " + k->name);
+  return {};
+}
+
+bool PluginBackend::validGlobal(uint64_t addr, uint64_t len) const {
+  std::lock_guard lock(mutex_);
+  auto it = globals_.upper_bound(addr);
+  if (it == globals_.begin()) return false;
+  --it;
+  return addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first);
+}
+
+}  // namespace ferry::service

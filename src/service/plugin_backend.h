@@ -1,0 +1,54 @@
+// One device of a stock LLVM plugin, driven from a serving rank: initialisation, image
+// loads (with the kernels and globals they bring) and kernel launches. CPU devices and
+// plugin-managed devices (GPUs) share it; what differs between them is memory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "comm/protocol.h"
+#include "platform/status.h"
+#include "service/image.h"
+#include "service/vendor_plugin.h"
+
+namespace ferry::service {
+
+class PluginBackend {
+ public:
+  PluginBackend(VendorPlugin* plugin, int pluginDeviceId, std::string label);
+
+  VendorPlugin& plugin() { return *plugin_; }
+  int id() const { return id_; }
+  const std::string& label() const { return label_; }  // "x86_64 host plugin device 0"
+
+  Status init(int64_t requiresFlags);
+  // Returns one table address per entry: kernel handles and global addresses.
+  Result<std::vector<uint64_t>> loadImage(const ImageRecord& image);
+  Status launch(const comm::LaunchMsg& m);
+  std::string kernelName(uint64_t handle) const;
+  bool validGlobal(uint64_t addr, uint64_t len) const;
+
+ private:
+  struct Kernel {
+    std::string name;
+    std::string activity;  // "kernel NAME on LABEL", for crash reports
+  };
+  const Kernel* findKernel(uint64_t handle) const;
+
+  VendorPlugin* plugin_;
+  int id_;
+  std::string label_;
+  bool initialized_ = false;
+  mutable std::mutex mutex_;              // guards the maps below
+  std::map<uint64_t, Kernel> kernels_;    // handles this device issued; entries are never erased
+  std::map<uint64_t, uint64_t> globals_;  // address -> size of loaded globals
+};
+
+// Unlinks the /tmp/tmpfile_* copies that the stock host plugin writes for each image load
+// and never removes; they are already mapped, so unlinking them is safe.
+void removeStockPluginTempFiles();
+
+}  // namespace ferry::service
