@@ -8,7 +8,7 @@
 namespace ferry::comm {
 namespace {
 
-constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Baseline);
+constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Batch);
 
 void putData(WireWriter& w, const DataDesc& d) {
   w.put<uint8_t>(static_cast<uint8_t>(d.mode)).put(d.size).put(d.peer).put(d.tag).put(d.chunk).put(d.remoteAddr);
@@ -73,6 +73,10 @@ struct BodyEncoder {
   }
   void operator()(const RtrMsg& m) { w.put(m.xfer).put(m.dstAddr).put(m.size); }
   void operator()(const FinMsg& m) { w.put(m.xfer).put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message); }
+  void operator()(const BatchMsg& m) {
+    w.put<uint32_t>(static_cast<uint32_t>(m.items.size()));
+    for (const auto& [bytes, len] : m.items) w.put<uint32_t>(static_cast<uint32_t>(len)).bytes(bytes, len);
+  }
   void operator()(const BaselineMsg& m) {
     w.put(m.peer).put(m.kind).put(m.initiator).put(m.bytes).put(m.warmup).put(m.iters).put(m.window).put(m.replyTag);
   }
@@ -185,6 +189,19 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
       out = m;
       return true;
     }
+    case MsgType::Batch: {
+      BatchMsg m;
+      uint32_t n = 0;
+      if (!r.get(n) || n > kMaxControlMessage / (kHeaderSize + kBatchItemOverhead)) return false;
+      for (uint32_t i = 0; i < n; ++i) {
+        uint32_t len = 0;
+        const uint8_t* item = nullptr;
+        if (!r.get(len) || len < kHeaderSize || !r.view(item, len)) return false;
+        m.items.emplace_back(item, len);
+      }
+      out = std::move(m);
+      return true;
+    }
     case MsgType::Baseline: {
       BaselineMsg m;
       if (!r.get(m.peer) || !r.get(m.kind) || !r.get(m.initiator) || !r.get(m.bytes) || !r.get(m.warmup) ||
@@ -223,6 +240,7 @@ const char* msgTypeName(MsgType t) {
     case MsgType::Rtr: return "rtr";
     case MsgType::Fin: return "fin";
     case MsgType::Baseline: return "baseline";
+    case MsgType::Batch: return "batch";
   }
   return "unknown";
 }

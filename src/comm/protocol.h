@@ -43,6 +43,7 @@ enum class MsgType : uint16_t {
   Rtr,   // same-node rendezvous: "ready to receive at this address"
   Fin,   // same-node rendezvous: "the bytes are in place"
   Baseline,  // run a raw MPI baseline with a peer (benchmarks; devices must be idle)
+  Batch,     // several control messages to one rank, delivered in order
 };
 const char* msgTypeName(MsgType t);
 
@@ -142,6 +143,12 @@ struct BaselineMsg {
   uint32_t warmup = 0, iters = 0, window = 0;
   int32_t replyTag = 0;
 };
+// Consecutive ops of one queue travel as one message. Items are complete encoded messages
+// (a batch never nests); decode() leaves them as views into the buffer.
+struct BatchMsg {
+  std::vector<std::pair<const uint8_t*, size_t>> items;
+};
+inline constexpr size_t kBatchItemOverhead = sizeof(uint32_t);
 struct FinMsg {
   int32_t xfer = 0;
   Errc code = Errc::Ok;
@@ -149,7 +156,7 @@ struct FinMsg {
 };
 
 using Body = std::variant<InitDeviceMsg, LoadImageMsg, AllocMsg, FreeMsg, SubmitMsg, RetrieveMsg, ExchangeMsg, LaunchMsg,
-                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg>;
+                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg>;
 
 struct Message {
   Header header;

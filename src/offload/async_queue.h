@@ -76,8 +76,12 @@ struct AsyncQueue {
   int watchedPeer = -1;
   uint64_t firstQueryNs = 0;  // query_async: when polling this queue began
   std::optional<DeferredLaunch> deferred;
+  // Encoded ops for one device, waiting to travel as a single message (Client::queueSend).
+  int batchDevice = -1;
+  std::vector<std::vector<uint8_t>> batch;
+  size_t batchBytes = 0;
 
-  bool idle() const { return replies.empty() && sends.empty() && !deferred; }
+  bool idle() const { return replies.empty() && sends.empty() && !deferred && batch.empty(); }
   void noteNoReplyOp(int device) { devices[device] = DeviceSync::Dirty; }
   void noteBarrier(int device) { devices[device] = DeviceSync::Fenced; }
 };

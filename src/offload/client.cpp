@@ -38,18 +38,55 @@ std::string Client::where(int id) const {
   return "device " + std::to_string(id) + " (rank " + std::to_string(e.rank) + ", host " + e.host + ")";
 }
 
-Status Client::send(int id, MsgType type, const comm::Body& body, const void* inlineBytes, size_t inlineLen) {
-  if (shutDown_)
-    return Status(Errc::Unavailable, std::string(comm::msgTypeName(type)) +
-                                         " after Ferry shut down at exit was skipped (MPI has ended)");
-  const DeviceEntry& e = devices_[id]->entry;
-  counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
+std::vector<uint8_t> Client::encodeFor(int id, MsgType type, const comm::Body& body, const void* inlineBytes,
+                                       size_t inlineLen) {
   uint64_t seq = seq_.fetch_add(1);
   if (log::enabled(log::Level::Trace, log::Offload))
     log::trace(log::Offload, "send %s seq %llu to %s", comm::msgTypeName(type), static_cast<unsigned long long>(seq),
                where(id).c_str());
-  auto bytes = comm::encode(type, static_cast<uint32_t>(e.localIndex), seq, body, inlineBytes, inlineLen);
-  return outbox_.send(e.rank, comm::kControlTag, std::move(bytes));
+  return comm::encode(type, static_cast<uint32_t>(devices_[id]->entry.localIndex), seq, body, inlineBytes, inlineLen);
+}
+
+Status Client::send(int id, MsgType type, const comm::Body& body, const void* inlineBytes, size_t inlineLen) {
+  if (shutDown_)
+    return Status(Errc::Unavailable, std::string(comm::msgTypeName(type)) +
+                                         " after Ferry shut down at exit was skipped (MPI has ended)");
+  counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
+  return outbox_.send(devices_[id]->entry.rank, comm::kControlTag, encodeFor(id, type, body, inlineBytes, inlineLen));
+}
+
+Status Client::queueSend(AsyncQueue& q, int id, MsgType type, const comm::Body& body, const void* inlineBytes,
+                         size_t inlineLen) {
+  if (shutDown_)
+    return Status(Errc::Unavailable, std::string(comm::msgTypeName(type)) +
+                                         " after Ferry shut down at exit was skipped (MPI has ended)");
+  auto bytes = encodeFor(id, type, body, inlineBytes, inlineLen);
+  // The batch, its header and the item lengths must fit one control message.
+  constexpr size_t kRoom = comm::kMaxControlMessage - comm::kHeaderSize - sizeof(uint32_t);
+  size_t need = bytes.size() + comm::kBatchItemOverhead;
+  if (!q.batch.empty() && (q.batchDevice != id || q.batchBytes + need > kRoom))
+    if (Status st = flushBatch(q); !st) return st;
+  q.batchDevice = id;
+  q.batchBytes += need;
+  q.batch.push_back(std::move(bytes));
+  return {};
+}
+
+Status Client::flushBatch(AsyncQueue& q) {
+  if (q.batch.empty()) return {};
+  int rank = devices_[q.batchDevice]->entry.rank;
+  std::vector<uint8_t> bytes;
+  if (q.batch.size() == 1) {
+    bytes = std::move(q.batch.front());
+  } else {
+    comm::BatchMsg b;
+    for (const auto& item : q.batch) b.items.emplace_back(item.data(), item.size());
+    bytes = comm::encode(MsgType::Batch, comm::kNoDevice, seq_.fetch_add(1), b);
+  }
+  q.batch.clear();
+  q.batchBytes = 0;
+  counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
+  return outbox_.send(rank, comm::kControlTag, std::move(bytes));
 }
 
 PendingReply& Client::expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what) {
@@ -175,7 +212,7 @@ Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, cons
   if (ka->NumArgs > comm::kMaxKernelArgs)
     return Status(Errc::Unsupported, "kernel " + k->name + " has " + std::to_string(ka->NumArgs) +
                                          " arguments; at most " + std::to_string(comm::kMaxKernelArgs) + " are supported");
-  if (Status st = flushDeferred(q, false); !st) return st;
+  if (Status st = releaseDeferred(q); !st) return st;
   comm::LaunchMsg m;
   m.kernel = k->handle;
   m.numTeams = ka->NumTeams[0];
@@ -193,16 +230,31 @@ Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, cons
   return {};
 }
 
-Status Client::flushDeferred(AsyncQueue& q, bool reply) {
+Status Client::releaseDeferred(AsyncQueue& q, bool confirm) {
   if (!q.deferred) return {};
   DeferredLaunch d = std::move(*q.deferred);
   q.deferred.reset();
-  if (reply) {
+  if (confirm) {
     d.msg.replyTag = tags_.next();
     expectReply(q, d.device, d.msg.replyTag, 0, "launch_kernel");
     q.devices[d.device] = DeviceSync::Clean;  // the reply confirms the kernel and all before it
   }
-  return send(d.device, MsgType::Launch, d.msg);
+  return queueSend(q, d.device, MsgType::Launch, d.msg);
+}
+
+Status Client::flushQueue(AsyncQueue& q, bool confirm) {
+  if (Status st = releaseDeferred(q, confirm); !st) return st;
+  if (confirm) {
+    // Devices not yet confirmed get a Sync, in the batch when they are its device.
+    for (auto& [id, state] : q.devices) {
+      if (state == DeviceSync::Clean) continue;
+      int tag = tags_.next();
+      expectReply(q, id, tag, 0, "synchronize");
+      if (Status st = queueSend(q, id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
+      state = DeviceSync::Clean;
+    }
+  }
+  return flushBatch(q);
 }
 
 int Client::firstDeviceOf(int rank) const {

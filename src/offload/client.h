@@ -70,9 +70,12 @@ class Client {
   Status retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);
   Status exchange(int srcId, const void* src, int dstId, void* dst, int64_t size, AsyncQueue& q);
 
-  // Sends the queue's deferred launch, if any; with `reply`, it asks for an answer that
-  // confirms every op sent before it.
-  Status flushDeferred(AsyncQueue& q, bool reply);
+  // Sends what the queue holds back: its deferred launch and its batch. With `confirm`,
+  // every device the queue used is asked for an answer that confirms all it was sent
+  // (the launch's reply, or a Sync), in the same message.
+  Status flushQueue(AsyncQueue& q, bool confirm);
+  // Moves the deferred launch, if any, into the batch (it then precedes the next op).
+  Status releaseDeferred(AsyncQueue& q, bool confirm = false);
 
   // client_wait.cpp
   Status synchronize(AsyncQueue& q);
@@ -100,8 +103,15 @@ class Client {
     std::set<void*> hostAllocs;             // TARGET_ALLOC_HOST blocks
   };
 
+  std::vector<uint8_t> encodeFor(int id, comm::MsgType type, const comm::Body& body, const void* inlineBytes,
+                                 size_t inlineLen);
   Status send(int id, comm::MsgType type, const comm::Body& body, const void* inlineBytes = nullptr,
               size_t inlineLen = 0);
+  // Adds an op to the queue's batch; the batch goes out when the queue moves to another
+  // device, fills up, or reaches a synchronisation point.
+  Status queueSend(AsyncQueue& q, int id, comm::MsgType type, const comm::Body& body,
+                   const void* inlineBytes = nullptr, size_t inlineLen = 0);
+  Status flushBatch(AsyncQueue& q);
   int firstDeviceOf(int rank) const;
   PendingReply& expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what);
   Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;

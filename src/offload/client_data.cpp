@@ -116,7 +116,7 @@ Status Client::free(int id, void* ptr, int32_t kind) {
 }
 
 Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQueue& q) {
-  if (Status st = flushDeferred(q, false); !st) return st;
+  if (Status st = releaseDeferred(q); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
@@ -127,18 +127,18 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
   m.data.peer = world_.rank();
   counters_.hostToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
   q.noteNoReplyOp(id);
-  if (n <= eagerLimit()) return send(id, MsgType::Submit, m, src, n);
+  if (n <= eagerLimit()) return queueSend(q, id, MsgType::Submit, m, src, n);
   if (world_.pathTo(e.rank) != comm::Path::Mpi) {
     // The serving rank reads the bytes out of rank 0's memory; the queue's synchronize
     // waits for that, as libomptarget keeps the buffer alive until then.
     m.data.mode = DataMode::Cma;
     m.data.remoteAddr = reinterpret_cast<uint64_t>(src);
-    return send(id, MsgType::Submit, m);
+    return queueSend(q, id, MsgType::Submit, m);
   }
   m.data.mode = DataMode::Mpi;
   m.data.tag = tags_.next();
   m.data.chunk = chunkSize();
-  if (Status st = send(id, MsgType::Submit, m); !st) return st;
+  if (Status st = queueSend(q, id, MsgType::Submit, m); !st) return st;
   q.sends.push_back(std::make_unique<PendingSend>(
       PendingSend{id, "data_submit of " + parse::formatSize(n) + " to " + where(id),
                   comm::MpiPipe(comm::MpiPipe::Dir::Send, world_.comm(), e.rank, m.data.tag, const_cast<void*>(src), n,
@@ -147,7 +147,7 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
 }
 
 Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q) {
-  if (Status st = flushDeferred(q, false); !st) return st;
+  if (Status st = releaseDeferred(q); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
@@ -175,13 +175,13 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
     r.pipe.emplace(comm::MpiPipe::Dir::Recv, world_.comm(), e.rank, m.replyTag, dst, n, m.data.chunk, kAllChunks);
     if (Status st = r.pipe->progress().takeStatus(); !st) return st;
   }
-  if (Status st = send(id, MsgType::Retrieve, m); !st) return st;
+  if (Status st = queueSend(q, id, MsgType::Retrieve, m); !st) return st;
   if (q.devices[id] == DeviceSync::Fenced) q.devices[id] = DeviceSync::Clean;  // this reply confirms the fence
   return {};
 }
 
 Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_t size, AsyncQueue& q) {
-  if (Status st = flushDeferred(q, false); !st) return st;
+  if (Status st = flushQueue(q, false); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(srcId, reinterpret_cast<uint64_t>(src), n, "data_exchange source"); !st) return st;

@@ -124,7 +124,7 @@ Status Client::wait(AsyncQueue& q, const char* what) {
     q = AsyncQueue();
     return Status(Errc::Unavailable, std::string(what) + " after Ferry shut down at exit was skipped (MPI has ended)");
   }
-  if (Status st = flushDeferred(q, true); !st) record(q, st);
+  if (Status st = flushQueue(q, true); !st) record(q, st);
   uint64_t traceStart = trace::enabled() ? nowNs() : 0;
   int traceDevice = q.idle() ? -1 : frontDevice(q);
   Backoff backoff;
@@ -167,7 +167,7 @@ Result<bool> Client::query(AsyncQueue& q) {
     q = AsyncQueue();
     return Status(Errc::Unavailable, "a nowait region after Ferry shut down at exit was skipped (MPI has ended)");
   }
-  if (Status st = flushDeferred(q, true); !st) record(q, st);
+  if (Status st = flushQueue(q, true); !st) record(q, st);
   if (Status st = progress(q); !st) record(q, st);
   if (!q.error.isOk()) {
     Status st = std::move(q.error);

@@ -234,10 +234,10 @@ FERRY_EXPORT int32_t __tgt_rtl_create_event(int32_t id, void** event) {
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_record_event(int32_t id, void* event, __tgt_async_info* ai) {
-  // Once the queue's deferred launch is sent, every op it issued to `id` is in that
+  // Once the queue's held-back ops are sent, every op it issued to `id` is in that
   // device's in-order stream; the event marks that stream.
   if (ai && ai->Queue) {
-    if (Status st = client().flushDeferred(*static_cast<AsyncQueue*>(ai->Queue), false); !st)
+    if (Status st = client().flushQueue(*static_cast<AsyncQueue*>(ai->Queue), false); !st)
       return report(st, "record_event", id);
   }
   static_cast<Event*>(event)->device = id;

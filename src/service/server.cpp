@@ -97,6 +97,8 @@ Status Server::dispatch(const comm::Incoming& in) {
       return {};
     case comm::MsgType::Baseline:
       return runBaseline(in.source, std::get<comm::BaselineMsg>(msg->body), msg->header.seq);
+    case comm::MsgType::Batch:
+      return dispatchBatch(in.source, std::get<comm::BatchMsg>(msg->body));
     case comm::MsgType::Reply:
     case comm::MsgType::Ping:
       log::error(log::Service, "unexpected %s message from rank %d on the control tag",
@@ -105,6 +107,27 @@ Status Server::dispatch(const comm::Incoming& in) {
     default:
       return enqueue(std::move(msg.value()), in.source);
   }
+}
+
+// The items of a batch are device ops of one issuer, queued in order. Anything else in a
+// batch (a nested batch, a shutdown) is malformed: dropped with an error, like any other.
+Status Server::dispatchBatch(int source, const comm::BatchMsg& batch) {
+  for (const auto& [bytes, len] : batch.items) {
+    auto item = comm::decode(bytes, len);
+    if (!item) {
+      log::error(log::Service, "dropping a batched message from rank %d: %s", source, item.status().message().c_str());
+      continue;
+    }
+    comm::MsgType t = item->header.type;
+    if (t == comm::MsgType::Batch || t == comm::MsgType::Shutdown || t == comm::MsgType::Rtr ||
+        t == comm::MsgType::Fin || t == comm::MsgType::Reply || t == comm::MsgType::Ping ||
+        t == comm::MsgType::Baseline) {
+      log::error(log::Service, "dropping a %s message that arrived batched from rank %d", comm::msgTypeName(t), source);
+      continue;
+    }
+    if (Status st = enqueue(std::move(item.value()), source); !st) return st;
+  }
+  return {};
 }
 
 Status Server::enqueue(comm::Message msg, int source) {

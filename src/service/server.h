@@ -44,6 +44,7 @@ class Server {
   // server.cpp: the loop, message dispatch, replies, rendezvous.
   Status dispatch(const comm::Incoming& in);
   Status enqueue(comm::Message msg, int source);
+  Status dispatchBatch(int source, const comm::BatchMsg& batch);
   void deliverRtr(int fromRank, const comm::RtrMsg& rtr);
   void deliverFin(int fromRank, const comm::FinMsg& fin);
   Status reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values = {},

@@ -151,6 +151,36 @@ TEST(Server, ExchangeBetweenServersNeverTouchesRankZero) {
   }
 }
 
+TEST(Server, BatchedOpsRunInOrder) {
+  RawClient* c = client();
+  if (!c) return;
+  const auto& s = c->servers().front();
+  uint64_t dst = s.heapBase[0] + (40 << 20);
+  auto data = pattern(300, 5);
+  int tag = c->tag();
+  auto submit = comm::encode(MsgType::Submit, 0, 900, comm::SubmitMsg{dst, DataDesc{DataMode::Inline, data.size()}, nullptr},
+                             data.data(), data.size());
+  auto retrieve = comm::encode(MsgType::Retrieve, 0, 901, comm::RetrieveMsg{dst, tag, DataDesc{DataMode::Inline, data.size()}});
+  comm::BatchMsg batch;
+  batch.items = {{submit.data(), submit.size()}, {retrieve.data(), retrieve.size()}};
+  c->sendRaw(s.rank, comm::encode(MsgType::Batch, comm::kNoDevice, 902, batch));
+  std::vector<uint8_t> st;
+  auto r = c->awaitReply(s.rank, tag, st);
+  ASSERT_EQ(r.code, Errc::Ok) << r.message;
+  EXPECT_EQ(std::vector<uint8_t>(r.inlineBytes, r.inlineBytes + r.inlineSize), data);
+}
+
+TEST(Server, ControlMessagesCannotHideInABatch) {
+  RawClient* c = client();
+  if (!c) return;
+  int rank = c->servers().front().rank;
+  auto shutdown = comm::encode(MsgType::Shutdown, comm::kNoDevice, 903, comm::ShutdownMsg{});
+  comm::BatchMsg batch;
+  batch.items = {{shutdown.data(), shutdown.size()}};
+  c->sendRaw(rank, comm::encode(MsgType::Batch, comm::kNoDevice, 904, batch));
+  EXPECT_TRUE(c->sync(rank, 0).isOk()) << "the batched shutdown was dropped and the server goes on";
+}
+
 TEST(Server, UnknownLocalDeviceIsAnsweredNotIgnored) {
   RawClient* c = client();
   if (!c) return;

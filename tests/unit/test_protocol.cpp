@@ -221,3 +221,28 @@ TEST(Protocol, PrebuiltOkReplyEqualsTheGeneralEncoding) {
 }
 }  // namespace
 }  // namespace ferry::comm
+
+namespace ferry::comm {
+namespace {
+TEST(Protocol, BatchCarriesMessagesInOrder) {
+  auto a = encode(MsgType::Sync, 1, 10, SyncMsg{5});
+  auto b = encode(MsgType::Launch, 1, 11, LaunchMsg{7, 1, 1, 0, 0, {1}, {0}});
+  BatchMsg batch;
+  batch.items = {{a.data(), a.size()}, {b.data(), b.size()}};
+  auto bytes = encode(MsgType::Batch, kNoDevice, 12, batch);
+  auto msg = decode(bytes.data(), bytes.size());
+  ASSERT_TRUE(msg.isOk()) << msg.status().message();
+  const auto& items = std::get<BatchMsg>(msg->body).items;
+  ASSERT_EQ(items.size(), 2u);
+  auto first = decode(items[0].first, items[0].second);
+  auto second = decode(items[1].first, items[1].second);
+  ASSERT_TRUE(first.isOk() && second.isOk());
+  EXPECT_EQ(first->header.seq, 10u);
+  EXPECT_EQ(std::get<LaunchMsg>(second->body).kernel, 7u);
+  // An item claiming more bytes than the batch holds is refused.
+  uint32_t lie = 1000;
+  std::memcpy(bytes.data() + kHeaderSize + 4, &lie, sizeof lie);
+  EXPECT_FALSE(decode(bytes.data(), bytes.size()).isOk());
+}
+}  // namespace
+}  // namespace ferry::comm
