@@ -20,6 +20,7 @@
 #include "platform/trace.h"
 #include "service/crash_report.h"
 #include "service/discovery.h"
+#include "service/image_hooks.h"
 #include "service/server.h"
 
 namespace ferry::offload {
@@ -78,10 +79,12 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
   return n;
 }
 
-[[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices) {
+[[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices,
+                               std::vector<int> globalIds) {
   Status st;
   {
     service::Server server(*rt.world, std::move(devices));
+    server.setGlobalIds(std::move(globalIds));
     st = server.run();
   }  // the server is gone (its receives cancelled) before MPI_Finalize
   if (!st) {
@@ -139,6 +142,10 @@ Client* startOffload() {
                 "finding devices");
   }
   auto devices = std::move(job.local);
+  service::setJobView(static_cast<int>(job.table.size()));
+  std::vector<int> globalIds;  // this rank's devices, by their number in the job's table
+  for (const auto& e : job.table.entries())
+    if (e.rank == w.rank()) globalIds.push_back(e.index);
   // Tracing is decided together: a rank that records alone would wait in the gather.
   int tracing = trace::enabled() ? 1 : 0, anyTracing = 0;
   MPI_Allreduce(&tracing, &anyTracing, 1, MPI_INT, MPI_MAX, w.comm());
@@ -152,11 +159,12 @@ Client* startOffload() {
 
   if (w.rank() != 0) {
     service::installCrashReport(w.rank());
-    serveAndExit(*rt, std::move(devices));
+    serveAndExit(*rt, std::move(devices), std::move(globalIds));
   }
 
   if (!devices.empty()) {
     rt->localServer = std::make_unique<service::Server>(w, std::move(devices));
+    rt->localServer->setGlobalIds(std::move(globalIds));
     rt->localServerThread = std::thread([rt] {
       Status st = rt->localServer->run();
       if (st) return;

@@ -11,6 +11,7 @@
 
 #include "platform/parse.h"
 #include "service/crash_report.h"
+#include "service/image_hooks.h"
 
 namespace ferry::service {
 namespace {
@@ -78,7 +79,9 @@ Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image)
   __tgt_device_image img{bytes, bytes + image.elf.size(), entries.data(), entries.data() + entries.size()};
   if (!plugin_->isValidBinary(&img))
     return Status(Errc::LoadFailed, "the image is not one " + label_ + " can run");
+  std::set<std::string> before = loadedImagePaths();
   __tgt_target_table* table = plugin_->loadBinary(id_, &img);
+  if (table) (void)hookNewImages(before);  // device-query routines answer for the job (image_hooks.h)
   removeStockPluginTempFiles();
   if (!table) return Status(Errc::LoadFailed, loadFailureReason(image));
   size_t n = static_cast<size_t>(table->EntriesEnd - table->EntriesBegin);

@@ -30,6 +30,8 @@ class Server {
   // no longer serve (the caller ends the job).
   Status run();
   size_t numDevices() const { return devices_.size(); }
+  // The job-wide number of each local device, for what kernels ask (image_hooks.h).
+  void setGlobalIds(std::vector<int> ids) { globalIds_ = std::move(ids); }
   LocalDevice& device(size_t i) { return *devices_[i].dev; }
 
  private:
@@ -98,6 +100,7 @@ class Server {
   std::map<XferKey, std::pair<uint32_t, Op*>> recvsAwaitingFin_;
   std::set<XferKey> abandonedSends_;  // failed sends whose late Rtr is to be dropped
   bool shutdown_ = false;
+  std::vector<int> globalIds_;
 };
 
 }  // namespace ferry::service

@@ -5,6 +5,7 @@
 #include "platform/log.h"
 #include "platform/trace.h"
 #include "platform/parse.h"
+#include "service/image_hooks.h"
 #include "service/server.h"
 
 namespace ferry::service {
@@ -201,7 +202,11 @@ void Server::start(uint32_t dev, Op& op) {
     case MsgType::Launch: {
       LocalDevice* device = d.dev.get();
       const comm::LaunchMsg* m = &std::get<comm::LaunchMsg>(op.body);
-      return runHeavy(dev, op, [device, m] { return device->launch(*m); });
+      int global = dev < globalIds_.size() ? globalIds_[dev] : static_cast<int>(dev);
+      return runHeavy(dev, op, [device, m, global] {
+        setExecutingDevice(global);
+        return device->launch(*m);
+      });
     }
     case MsgType::Sync: {
       auto& m = std::get<comm::SyncMsg>(op.body);
