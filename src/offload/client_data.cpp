@@ -8,6 +8,7 @@
 #include "platform/config.h"
 #include "platform/log.h"
 #include "platform/parse.h"
+#include "platform/ranges.h"
 
 namespace ferry::offload {
 
@@ -22,14 +23,6 @@ uint32_t chunkSize() { return static_cast<uint32_t>(config().size(Knob::ChunkSiz
 constexpr uint64_t kReleaseThreshold = 1 << 20;
 
 }  // namespace
-
-// Whether [addr, addr+len) lies inside one block of `blocks` (address -> size).
-static bool insideBlock(const std::map<uint64_t, uint64_t>& blocks, uint64_t addr, uint64_t len) {
-  auto it = blocks.upper_bound(addr);
-  if (it == blocks.begin()) return false;
-  --it;
-  return addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first);
-}
 
 Status Client::checkRange(int id, uint64_t addr, uint64_t len, const char* op) const {
   RemoteDevice& d = *devices_[id];

@@ -1,5 +1,7 @@
 #include "offload/device_allocator.h"
 
+#include "platform/ranges.h"
+
 namespace ferry::offload {
 
 DeviceAllocator::DeviceAllocator(uint64_t base, uint64_t size) : base_(base), size_(size) {
@@ -65,10 +67,7 @@ uint64_t DeviceAllocator::free(uint64_t addr) {
 
 bool DeviceAllocator::contains(uint64_t addr, uint64_t len) const {
   std::lock_guard lock(mutex_);
-  auto it = live_.upper_bound(addr);
-  if (it == live_.begin()) return false;
-  --it;
-  return addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first);
+  return insideBlock(live_, addr, len);
 }
 
 uint64_t DeviceAllocator::used() const {

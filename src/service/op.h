@@ -52,5 +52,7 @@ struct Op {
 void classifyHazards(Op& op);
 // The device address an op that receives bytes (submit, exchange receive) writes to.
 uint64_t sinkAddressOf(const Op& op);
+// The tag its issuer waits on for an answer, or 0 when the op is not answered.
+int replyTagOf(const comm::Body& body);
 
 }  // namespace ferry::service

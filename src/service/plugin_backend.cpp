@@ -10,6 +10,7 @@
 #include <set>
 
 #include "platform/parse.h"
+#include "platform/ranges.h"
 #include "service/crash_report.h"
 #include "service/image_hooks.h"
 
@@ -134,10 +135,7 @@ Status PluginBackend::launch(const comm::LaunchMsg& m) {
 
 bool PluginBackend::validGlobal(uint64_t addr, uint64_t len) const {
   std::lock_guard lock(mutex_);
-  auto it = globals_.upper_bound(addr);
-  if (it == globals_.begin()) return false;
-  --it;
-  return addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first);
+  return insideBlock(globals_, addr, len);
 }
 
 }  // namespace ferry::service

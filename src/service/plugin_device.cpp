@@ -1,6 +1,7 @@
 #include "service/plugin_device.h"
 
 #include "platform/parse.h"
+#include "platform/ranges.h"
 
 namespace ferry::service {
 
@@ -50,10 +51,7 @@ Status PluginDevice::read(void* dst, uint64_t src, uint64_t len) {
 bool PluginDevice::validRange(uint64_t addr, uint64_t len) const {
   if (backend_.validGlobal(addr, len)) return true;
   std::lock_guard lock(mutex_);
-  auto it = allocations_.upper_bound(addr);
-  if (it == allocations_.begin()) return false;
-  --it;
-  return addr >= it->first && addr - it->first <= it->second && len <= it->second - (addr - it->first);
+  return insideBlock(allocations_, addr, len);
 }
 
 }  // namespace ferry::service

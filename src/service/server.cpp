@@ -138,13 +138,7 @@ Status Server::enqueue(comm::Message msg, int source) {
                                   std::to_string(dev) + " (" + comm::msgTypeName(msg.header.type) + ")");
     log::error(log::Service, "%s", st.message().c_str());
     // Answer where the issuer waits for an answer, so that it fails instead of hanging.
-    int tag = 0;
-    if (auto* m = std::get_if<comm::InitDeviceMsg>(&msg.body)) tag = m->replyTag;
-    if (auto* m = std::get_if<comm::LoadImageMsg>(&msg.body)) tag = m->replyTag;
-    if (auto* m = std::get_if<comm::SyncMsg>(&msg.body)) tag = m->replyTag;
-    if (auto* m = std::get_if<comm::RetrieveMsg>(&msg.body)) tag = m->replyTag;
-    if (auto* m = std::get_if<comm::AllocMsg>(&msg.body)) tag = m->replyTag;
-    if (auto* m = std::get_if<comm::LaunchMsg>(&msg.body)) tag = m->replyTag;
+    int tag = replyTagOf(msg.body);
     return tag ? reply(source, tag, msg.header.seq, st) : Status();
   }
   auto op = std::make_unique<Op>();

@@ -146,14 +146,7 @@ void Server::poll(uint32_t dev, Op& op) {
 // peer are wound down so that the peer does not wait forever.
 void Server::failStarted(uint32_t dev, Op& op) {
   const Status& err = devices_[dev].error;
-  int tag = 0;
-  if (auto* m = std::get_if<comm::SyncMsg>(&op.body)) tag = m->replyTag;
-  if (auto* m = std::get_if<comm::RetrieveMsg>(&op.body)) tag = m->replyTag;
-  if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) tag = m->replyTag;
-  if (auto* m = std::get_if<comm::InitDeviceMsg>(&op.body)) tag = m->replyTag;
-  if (auto* m = std::get_if<comm::AllocMsg>(&op.body)) tag = m->replyTag;
-  if (auto* m = std::get_if<comm::LaunchMsg>(&op.body)) tag = m->replyTag;
-  if (tag) (void)reply(op.client, tag, op.seq, err);
+  if (int tag = replyTagOf(op.body)) (void)reply(op.client, tag, op.seq, err);
   op.state = Op::State::Done;
   if (op.type == MsgType::ExchangeSend) {
     auto& m = std::get<comm::ExchangeMsg>(op.body);

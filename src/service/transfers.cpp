@@ -36,6 +36,16 @@ Status Server::copyToPeer(int peer, uint64_t remote, const void* local, uint64_t
   return comm::cmaWrite(world_.peer(peer).pid, remote, local, len);
 }
 
+int replyTagOf(const comm::Body& body) {
+  if (const auto* m = std::get_if<comm::InitDeviceMsg>(&body)) return m->replyTag;
+  if (const auto* m = std::get_if<comm::LoadImageMsg>(&body)) return m->replyTag;
+  if (const auto* m = std::get_if<comm::SyncMsg>(&body)) return m->replyTag;
+  if (const auto* m = std::get_if<comm::RetrieveMsg>(&body)) return m->replyTag;
+  if (const auto* m = std::get_if<comm::AllocMsg>(&body)) return m->replyTag;
+  if (const auto* m = std::get_if<comm::LaunchMsg>(&body)) return m->replyTag;
+  return 0;
+}
+
 void classifyHazards(Op& op) {
   auto range = [](uint64_t addr, uint64_t len) { return Range{addr, addr + len}; };
   switch (op.type) {

@@ -13,20 +13,14 @@
 #include "comm/mpi_pipe.h"
 #include "comm/protocol.h"
 #include "comm/world.h"
+#include "world_fixture.h"
 #include "platform/backoff.h"
 #include "platform/init.h"
 
 namespace ferry::comm {
 namespace {
 
-World& world() {
-  static World* w = [] {
-    EXPECT_TRUE(initPlatform().isOk());
-    auto r = World::create();
-    return r.isOk() ? *r : nullptr;
-  }();
-  return *w;
-}
+World& world() { return testWorld(); }
 
 void runPipe(MpiPipe& p) {
   while (true) {

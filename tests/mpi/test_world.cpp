@@ -5,21 +5,14 @@
 
 #include "comm/node_split.h"
 #include "comm/world.h"
+#include "world_fixture.h"
 #include "platform/config.h"
 #include "platform/init.h"
 
 namespace ferry::comm {
 namespace {
 
-World& world() {
-  static World* w = [] {
-    EXPECT_TRUE(initPlatform().isOk());
-    auto r = World::create();
-    EXPECT_TRUE(r.isOk()) << r.status().message();
-    return r.isOk() ? *r : nullptr;
-  }();
-  return *w;
-}
+World& world() { return testWorld(); }
 
 TEST(World, KnowsEveryRank) {
   World& w = world();
