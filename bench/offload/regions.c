@@ -1,0 +1,171 @@
+/* Sections (a), (b) and (d): target regions between rank 0 and one device, each figure next
+ * to the raw MPI figure between the same two ranks, measured just before it. */
+#include <omp.h>
+
+#include "bench.h"
+#include "mpi_ref.h"
+#include "osu.h"
+#include "verify.h"
+
+typedef struct region_arg {
+  int dev;
+  unsigned char* buf;
+  size_t n;
+} region_arg;
+
+/* ---- the operations under test (one pragma each: the map type is part of the code) ---- */
+
+static void empty_region(void* p) {
+  region_arg* a = p;
+#pragma omp target device(a->dev)
+  {}
+}
+
+/* A whole region on data that is not yet on the device: allocate, copy, launch, free. */
+static void map_to_region(void* p) {
+  region_arg* a = p;
+  unsigned char* b = a->buf;
+#pragma omp target device(a->dev) map(to : b[0 : a->n])
+  {}
+}
+static void map_from_region(void* p) {
+  region_arg* a = p;
+  unsigned char* b = a->buf;
+#pragma omp target device(a->dev) map(from : b[0 : a->n])
+  {}
+}
+static void map_tofrom_region(void* p) {
+  region_arg* a = p;
+  unsigned char* b = a->buf;
+#pragma omp target device(a->dev) map(tofrom : b[0 : a->n])
+  {}
+}
+
+/* The same regions on data kept present by an enclosing `target data`: `always` makes each
+ * one move the bytes, so the loop measures the data movement, as osu_bw does. */
+static void always_to_region(void* p) {
+  region_arg* a = p;
+  unsigned char* b = a->buf;
+#pragma omp target device(a->dev) map(always, to : b[0 : a->n])
+  {}
+}
+static void always_from_region(void* p) {
+  region_arg* a = p;
+  unsigned char* b = a->buf;
+#pragma omp target device(a->dev) map(always, from : b[0 : a->n])
+  {}
+}
+static void always_tofrom_region(void* p) {
+  region_arg* a = p;
+  unsigned char* b = a->buf;
+#pragma omp target device(a->dev) map(always, tofrom : b[0 : a->n])
+  {}
+}
+
+static void nowait_region(void* p) {
+  region_arg* a = p;
+#pragma omp target device(a->dev) nowait
+  {}
+}
+static void wait_for_tasks(void* p) {
+  (void)p;
+#pragma omp taskwait
+}
+
+/* ---- the three map kinds, as data ---- */
+
+typedef void (*verify_fn)(bench_ctx*, int, size_t, const char*);
+
+typedef struct map_kind {
+  const char* latency_test;
+  const char* bandwidth_test;
+  op_fn fresh, present;
+  verify_fn verify;
+  int directions; /* bytes move this many times per region */
+} map_kind;
+
+static const map_kind kMapKinds[] = {
+    {"map_to_lat", "map_to_bw", map_to_region, always_to_region, verify_map_to, 1},
+    {"map_from_lat", "map_from_bw", map_from_region, always_from_region, verify_map_from, 1},
+    {"map_tofrom_lat", "map_tofrom_bw", map_tofrom_region, always_tofrom_region, verify_map_tofrom, 2},
+};
+
+static const char* series(const bench_ctx* ctx) { return ctx->mode == MODE_FERRY ? "ferry" : "stock"; }
+static int ferry_mode(const bench_ctx* ctx) { return ctx->mode == MODE_FERRY; }
+
+/* ---- (a) the round trip of an empty region ---- */
+
+void run_empty_region(bench_ctx* ctx) {
+  region_arg a = {ctx->layout.host_dev, NULL, 0};
+  unsigned long iters = 0;
+  if (ferry_mode(ctx)) {
+    drain_device(a.dev);
+    double us = mpi_round_trip_us(ctx, 0, ctx->layout.host_dev_rank, 1, &iters);
+    emit(ctx, "mpi_rtt", 1, "mpi", us, "us", iters);
+  }
+  double s = time_op(ctx, COUNT_LATENCY, 0, empty_region, NULL, &a, &iters);
+  emit(ctx, "empty", 0, series(ctx), s * 1e6, "us", iters);
+  if (ctx->validate) verify_rank(ctx, "empty region");
+}
+
+/* ---- (b) map(to/from/tofrom): latency of whole regions, bandwidth of the data movement ---- */
+
+void run_map_latency(bench_ctx* ctx) {
+  for (int i = 0; i < ctx->nsizes; ++i) {
+    region_arg a = {ctx->layout.host_dev, ctx->host_buf, ctx->sizes[i]};
+    unsigned long iters = 0;
+    if (ferry_mode(ctx)) {
+      drain_device(a.dev);
+      double us = mpi_round_trip_us(ctx, 0, ctx->layout.host_dev_rank, a.n, &iters);
+      emit(ctx, "mpi_pingpong", a.n, "mpi", us, "us", iters);
+    }
+    for (size_t k = 0; k < sizeof kMapKinds / sizeof kMapKinds[0]; ++k) {
+      double s = time_op(ctx, COUNT_LATENCY, a.n, kMapKinds[k].fresh, NULL, &a, &iters);
+      emit(ctx, kMapKinds[k].latency_test, a.n, series(ctx), s * 1e6, "us", iters);
+      if (ctx->validate) kMapKinds[k].verify(ctx, a.dev, a.n, kMapKinds[k].latency_test);
+    }
+  }
+}
+
+static void map_bandwidth_one_size(bench_ctx* ctx, region_arg* a) {
+  unsigned char* b = a->buf;
+  size_t n = a->n;
+#pragma omp target data device(a->dev) map(alloc : b[0 : n])
+  for (size_t k = 0; k < sizeof kMapKinds / sizeof kMapKinds[0]; ++k) {
+    unsigned long ops = 0;
+    double s = time_op(ctx, COUNT_BANDWIDTH, n, kMapKinds[k].present, NULL, a, &ops);
+    emit(ctx, kMapKinds[k].bandwidth_test, n, series(ctx), (double)n * kMapKinds[k].directions / s / 1e6, "MB/s",
+         ops);
+    if (ctx->validate) kMapKinds[k].verify(ctx, a->dev, n, kMapKinds[k].bandwidth_test);
+  }
+}
+
+void run_map_bandwidth(bench_ctx* ctx) {
+  for (int i = 0; i < ctx->nsizes; ++i) {
+    region_arg a = {ctx->layout.host_dev, ctx->host_buf, ctx->sizes[i]};
+    if (ferry_mode(ctx)) {
+      unsigned long msgs = 0;
+      drain_device(a.dev);
+      double mbs = mpi_bandwidth_mbs(ctx, 0, ctx->layout.host_dev_rank, a.n, &msgs, NULL);
+      emit(ctx, "mpi_bw_host", a.n, "mpi", mbs, "MB/s", msgs);
+    }
+    map_bandwidth_one_size(ctx, &a);
+  }
+}
+
+/* ---- (d) many small nowait regions in flight ---- */
+
+void run_nowait_rate(bench_ctx* ctx) {
+  region_arg a = {ctx->layout.host_dev, NULL, 0};
+  unsigned long ops = 0;
+  if (ferry_mode(ctx)) {
+    double rate = 0;
+    drain_device(a.dev);
+    (void)mpi_bandwidth_mbs(ctx, 0, ctx->layout.host_dev_rank, 1, &ops, &rate);
+    emit(ctx, "mpi_msg_rate", 1, "mpi", rate, "1/s", ops);
+  }
+  /* A window of OSU_WINDOW regions in flight, then one taskwait: osu_bw's window. */
+  double s = time_op(ctx, COUNT_BANDWIDTH, 0, nowait_region, wait_for_tasks, &a, &ops);
+  emit(ctx, "nowait_rate", 0, series(ctx), 1.0 / s, "1/s", ops);
+  if (ctx->validate) verify_nowait(ctx, a.dev, "nowait regions");
+}
