@@ -15,7 +15,7 @@ constexpr uint64_t kPeerCheckNs = 100'000'000;  // a dead peer is noticed within
 Waiter::Waiter(double timeoutSeconds, uint64_t spinNs, const std::vector<pid_t>& peers)
     : timeoutSeconds_(timeoutSeconds),
       peers_(peers),
-      backoff_(spinNs),
+      backoff_(spinNs, 0),  // every peer is inside the same call: yield, never sleep
       lastProgressNs_(nowNs()),
       nextPeerCheckNs_(lastProgressNs_ + kPeerCheckNs) {}
 
@@ -35,6 +35,7 @@ Status Waiter::checkPeers(const std::function<std::string()>& what) const {
 
 Status Waiter::idle(const std::function<std::string()>& what) {
   backoff_.idle();
+  if (!backoff_.pastSpin()) return {};  // still spinning: keep the loop short
   uint64_t now = nowNs();
   if (now < nextPeerCheckNs_) return {};
   nextPeerCheckNs_ = now + kPeerCheckNs;

@@ -1,7 +1,8 @@
-// How a pipeline waits for its node peers: it backs off like every Ferry wait (busy-poll,
-// then yield, then sleep), notices at once when a peer process has exited, and gives up
-// after FERRY_TIMEOUT without progress instead of hanging, with a message that says what it
-// was waiting for.
+// How a pipeline waits for its node peers: it busy-polls for FERRY_SPIN_TIME (not at all
+// when the node's ranks outnumber its cores), then yields but never sleeps (every peer is
+// inside the same call, so a sleeping rank would only leave its core idle), notices within
+// 0.1 s when a peer process has exited, and gives up after FERRY_TIMEOUT without progress
+// instead of hanging, with a message that says what it was waiting for.
 #pragma once
 
 #include <sys/types.h>

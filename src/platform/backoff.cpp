@@ -14,7 +14,8 @@ constexpr uint32_t kMaxSleepUs = 1000;
 uint64_t configuredSpinNs() { return static_cast<uint64_t>(config().seconds(Knob::SpinTime) * 1e9); }
 }  // namespace
 
-Backoff::Backoff(uint64_t spinNs) : spinNs_(spinNs) {}
+Backoff::Backoff(uint64_t spinNs) : Backoff(spinNs, kMaxSleepUs) {}
+Backoff::Backoff(uint64_t spinNs, uint32_t maxSleepUs) : spinNs_(spinNs), maxSleepUs_(maxSleepUs) {}
 Backoff::Backoff() : Backoff(configuredSpinNs()) {}
 
 void Backoff::reset() {
@@ -33,12 +34,12 @@ void Backoff::idle() {
     if (now - idleSinceNs_ < spinNs_) return;
     spun_ = true;
   }
-  if (yields_ < kYieldsBeforeSleep) {
+  if (yields_ < kYieldsBeforeSleep || maxSleepUs_ == 0) {
     ++yields_;
     sched_yield();
     return;
   }
-  sleepUs_ = sleepUs_ == 0 ? 1 : (sleepUs_ * 2 > kMaxSleepUs ? kMaxSleepUs : sleepUs_ * 2);
+  sleepUs_ = sleepUs_ == 0 ? 1 : (sleepUs_ * 2 > maxSleepUs_ ? maxSleepUs_ : sleepUs_ * 2);
   timespec ts{0, static_cast<long>(sleepUs_) * 1000};
   nanosleep(&ts, nullptr);
 }

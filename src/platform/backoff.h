@@ -11,6 +11,10 @@ namespace ferry {
 class Backoff {
  public:
   explicit Backoff(uint64_t spinNs);
+  // maxSleepUs caps the sleeps; 0 never sleeps, only yields. For waits on peers that are
+  // all inside the same operation (a collective), where a sleeping rank leaves its core idle
+  // while the others have work: measured 35% slower with 4 ranks on 2 cores.
+  Backoff(uint64_t spinNs, uint32_t maxSleepUs);
   Backoff();  // uses FERRY_SPIN_TIME
   // Call after each poll that found nothing to do.
   void idle();
@@ -26,6 +30,7 @@ class Backoff {
   uint64_t spinNs_;
   uint64_t idleSinceNs_ = 0;
   uint32_t polls_ = 0;
+  uint32_t maxSleepUs_;
   uint32_t sleepUs_ = 0;
   uint32_t yields_ = 0;
   bool spun_ = false;
