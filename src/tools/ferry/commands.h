@@ -14,5 +14,6 @@ Command addEnvCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
 Command addDoctorCommand(CLI::App& app);
+Command addBenchCommand(CLI::App& app);
 
 }  // namespace ferry::tools

@@ -1,4 +1,4 @@
-// ferry: the command-line entry point (run, env, info, doctor).
+// ferry: the command-line entry point (run, env, info, doctor, bench).
 #include <cstdio>
 
 #include "platform/init.h"
@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add("env", "print the shell settings that let plain mpirun/srun use Ferry", ferry::tools::addEnvCommand);
   add("info", "print the device table (--config: the FERRY_* settings)", ferry::tools::addInfoCommand);
   add("doctor", "report which data path each kind of transfer takes here, and why", ferry::tools::addDoctorCommand);
+  add("bench", "measure: offload latency and bandwidth against MPI, proxy-app scaling", ferry::tools::addBenchCommand);
   CLI11_PARSE(app, argc, argv);
 
   // Settings errors are reported by each command in its own words (info --config lists
