@@ -36,6 +36,17 @@ if(TARGET ferry_coll)
 endif()
 # ------------------------------------------------------------------------------------------
 
+# ---- benchmarks: `ferry bench offload` and `ferry bench xs` (bench/offload, bench/xs) -----
+# The measuring programs go to <libexec>/ferry (not on PATH), the plot scripts to
+# <datadir>/ferry/bench; the CLI looks for them there (src/tools/ferry/bench_report.cpp).
+if(TARGET ferry_offload_bench)
+  install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/ferry_offload_bench ${PROJECT_BINARY_DIR}/bin/ferry_xs
+          DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/ferry)
+  install(PROGRAMS ${PROJECT_SOURCE_DIR}/bench/offload/plot_offload.py ${PROJECT_SOURCE_DIR}/bench/xs/plot_xs.py
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/ferry/bench)
+endif()
+# ------------------------------------------------------------------------------------------
+
 install(TARGETS ${FERRY_EXPORTED_TARGETS} EXPORT FerryTargets)
 install(EXPORT FerryTargets NAMESPACE Ferry:: DESTINATION ${FERRY_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/FerryConfig.cmake.in

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Runs one `ferry bench` command and checks what it wrote (no timing is asserted).
+
+check_bench_run.py --kind offload|xs --out-dir DIR [--max-seconds S] -- CMD...
+
+offload: the terminal table has every column and section; offload.csv has a row per test
+         and size with positive figures and ratios that equal their parts (one repetition);
+         no byte of a device-to-device copy passed through rank 0; every data check passed;
+         the plots exist when /usr/bin/python3 has matplotlib (otherwise the skip is reported).
+xs:      the scaling table covers 1..N devices with one checksum for every strong-scaling
+         run, and every checksum check passed."""
+import argparse
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+
+OFFLOAD_TESTS = ["empty", "map_to_lat", "map_from_lat", "map_tofrom_lat", "map_to_bw", "map_from_bw",
+                 "map_tofrom_bw", "d2d_cross_bw", "d2d_same_bw", "nowait_rate"]
+COLUMNS = r"size +Ferry +min-max +MPI +Ferry/MPI +min-max +stock +Ferry/stock +floor +Ferry/floor"
+
+
+class Checks:
+    def __init__(self):
+        self.problems = []
+
+    def expect(self, ok, what):
+        if not ok:
+            self.problems.append(what)
+
+
+def has_matplotlib():
+    try:
+        return subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def number(text):
+    return float(text) if text not in ("", None) else math.nan
+
+
+def check_offload(c, out, out_dir):
+    c.expect(len(re.findall(COLUMNS, out)) == len(OFFLOAD_TESTS), "every section prints the same columns")
+    c.expect(re.search(r"d2d_cross_bw: bytes through rank 0 during the timed copies: 0 ", out),
+             "zero bytes through rank 0 (cross-node copies)")
+    c.expect(re.search(r"d2d_same_bw: bytes through rank 0 during the timed copies: 0 ", out),
+             "zero bytes through rank 0 (same-node copies)")
+    c.expect(re.search(r"Validation: [1-9]\d* data checks in \d+ runs, all passed", out), "validation summary")
+    c.expect(re.search(r"^command: |  command: .*ferry bench offload", out, re.M), "the reproducing command")
+    c.expect(re.search(r"Targets \(issue 3", out), "the targets")
+    path = os.path.join(out_dir, "offload.csv")
+    c.expect(os.path.exists(path), f"{path} written")
+    if not os.path.exists(path):
+        return
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    tests = {r["test"] for r in rows}
+    for t in OFFLOAD_TESTS:
+        c.expect(t in tests, f"offload.csv has {t}")
+    for r in rows:
+        where = f"{r['test']} at {r['size_bytes']} B"
+        ferry, mpi, stock = number(r["ferry_median"]), number(r["mpi_median"]), number(r["stock_median"])
+        c.expect(ferry > 0 and mpi > 0 and stock > 0, f"{where}: positive figures")
+        if r["reps"] == "1":
+            c.expect(math.isclose(number(r["ratio_mpi_median"]), ferry / mpi, rel_tol=1e-3), f"{where}: Ferry/MPI")
+            c.expect(math.isclose(number(r["ratio_stock_median"]), ferry / stock, rel_tol=1e-3), f"{where}: Ferry/stock")
+    for name in ["offload_raw.csv", "offload_targets.csv", "environment.txt"]:
+        c.expect(os.path.exists(os.path.join(out_dir, name)), f"{name} written")
+    if has_matplotlib():
+        for png in ["offload_latency.png", "offload_bandwidth.png", "offload_d2d.png", "offload_ratios.png"]:
+            c.expect(os.path.getsize(os.path.join(out_dir, png)) > 10000 if os.path.exists(os.path.join(out_dir, png))
+                     else False, f"{png} drawn")
+    else:
+        c.expect("plots skipped" in out, "the missing matplotlib is reported")
+
+
+def check_xs(c, out, out_dir):
+    c.expect(re.search(r"Verification: [1-9]\d* checksum checks passed", out), "verification summary")
+    path = os.path.join(out_dir, "xs_scaling.csv")
+    c.expect(os.path.exists(path), f"{path} written")
+    if not os.path.exists(path):
+        return
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    c.expect([int(r["devices"]) for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 2,
+             "one row per device count, from 1")
+    c.expect(len({r["strong_checksum"] for r in rows}) == 1 and re.fullmatch(r"[0-9a-f]{16}", rows[0]["strong_checksum"]),
+             "one strong-scaling checksum for every device count")
+    c.expect(all(number(r["strong_s_median"]) > 0 and number(r["weak_s_median"]) > 0 for r in rows), "positive times")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--kind", choices=["offload", "xs"], required=True)
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--max-seconds", type=float, default=100)
+    p.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = p.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.max_seconds)
+    except subprocess.TimeoutExpired:
+        print(f"FAIL: still running after {a.max_seconds:.0f} s")
+        return 1
+    out = proc.stdout.decode(errors="replace")
+    print(out)
+    c = Checks()
+    c.expect(proc.returncode == 0, f"exit status {proc.returncode}, expected 0")
+    (check_offload if a.kind == "offload" else check_xs)(c, out, a.out_dir)
+    for problem in c.problems:
+        print(f"EXPECTATION FAILED: {problem}")
+    return 1 if c.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
