@@ -78,7 +78,7 @@ static int setup(bench_ctx* ctx, const char* out_path) {
 int main(int argc, char** argv) {
   bench_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
-  ctx.budget_s = 0.2;
+  ctx.budget_s = 0.1;
   default_sizes(&ctx);
   const char* out_path = NULL;
   if (parse_args(&ctx, argc, argv, &out_path) != 0 || setup(&ctx, out_path) != 0) return 2;

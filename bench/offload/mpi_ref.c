@@ -21,15 +21,19 @@ static int run_baseline(ferry_offload_baseline* spec, double* seconds) {
   return 0;
 }
 
-/* One probe iteration sizes the real run to the budget, as time_op does for Ferry. */
+/* One probe sizes the real run to the budget, as time_op does for Ferry. A bandwidth probe
+ * sends a single message (window 1) and scales it to a window: a whole window of 64 MiB
+ * messages would cost a second on its own. */
 static int measure(const bench_ctx* ctx, int kind, int rank_a, int rank_b, size_t bytes, osu_count* used,
                    double* seconds) {
-  ferry_offload_baseline spec = {rank_a, rank_b, kind, bytes, 0, 1, OSU_WINDOW};
+  ferry_offload_baseline spec = {rank_a, rank_b, kind, bytes, 0, 1, kind == 0 ? OSU_WINDOW : 1};
   double probe = 0;
   if (run_baseline(&spec, &probe) != 0) return -1;
+  if (kind != 0) probe *= OSU_WINDOW;
   *used = osu_counts(ctx, kind == 0 ? COUNT_LATENCY : COUNT_BANDWIDTH, bytes, probe);
   spec.warmup = (uint32_t)used->warmup;
   spec.iters = (uint32_t)used->iters;
+  spec.window = OSU_WINDOW;
   return run_baseline(&spec, seconds);
 }
 

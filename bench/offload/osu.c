@@ -11,7 +11,8 @@ osu_count osu_counts(const bench_ctx* ctx, count_kind kind, size_t bytes, double
   else c.iters = small ? 100 : 20;
   if (ctx->quick) c.iters /= 10;
   if (probe_s > 0 && ctx->budget_s / probe_s < (double)c.iters) c.iters = (unsigned long)(ctx->budget_s / probe_s);
-  if (c.iters < OSU_MIN_ITERS) c.iters = OSU_MIN_ITERS;
+  unsigned long least = kind == COUNT_LATENCY ? OSU_MIN_LATENCY_ITERS : 1;
+  if (c.iters < least) c.iters = least;
   /* OSU warms up for a tenth of its timed iterations (1,000/10,000, 100/1,000, 10/100, 2/20). */
   c.warmup = c.iters / 10 > 0 ? c.iters / 10 : 1;
   return c;

@@ -5,7 +5,8 @@
  * for small, 2 and 20 for large. --quick divides every count by 10. On this 2-core machine
  * a 64 MiB message at OSU's counts would take minutes per figure, so the timed iterations
  * are also cut so that one measurement takes about ctx->budget_s (from a probe of one
- * operation), never below OSU_MIN_ITERS; the count used is reported with each figure. */
+ * operation), never below OSU_MIN_LATENCY_ITERS round trips or one window of 64 messages;
+ * the count used is reported with each figure. */
 #ifndef FERRY_OFFLOAD_BENCH_OSU_H
 #define FERRY_OFFLOAD_BENCH_OSU_H
 
@@ -14,7 +15,7 @@
 enum {
   OSU_SMALL_LIMIT = 8192,
   OSU_WINDOW = 64,
-  OSU_MIN_ITERS = 3,
+  OSU_MIN_LATENCY_ITERS = 5,
 };
 
 typedef enum { COUNT_LATENCY, COUNT_BANDWIDTH } count_kind;

@@ -235,7 +235,7 @@ Status writeOutputs(const OffloadOptions& opt, const Paths& p, const std::vector
 int runOffloadBench(const OffloadOptions& optIn, const std::vector<std::string>& commandLine) {
   OffloadOptions opt = optIn;
   if (opt.sizes.empty()) opt.sizes = defaultSizes(opt.quick);
-  if (opt.budget <= 0) opt.budget = opt.quick ? 0.03 : 0.2;
+  if (opt.budget <= 0) opt.budget = opt.quick ? 0.03 : 0.1;
   if (opt.timeout <= 0) opt.timeout = opt.quick ? 180 : 900;
   auto paths = findPaths(opt);
   if (!paths) {

@@ -15,7 +15,7 @@ struct OffloadOptions {
   int ranks = 4;
   int virtualNodes = 2;
   std::string sizes;        // empty: OSU's 1 B..64 MiB (fewer with --quick)
-  double budget = 0;        // seconds per measurement; 0: 0.2 (0.03 with --quick)
+  double budget = 0;        // seconds per measurement; 0: 0.1 (0.03 with --quick)
   double timeout = 0;       // per run; 0: 900 s (180 s with --quick)
   std::string outDir = "ferry-bench-offload";
   std::string python = "/usr/bin/python3";

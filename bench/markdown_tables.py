@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Markdown tables for docs/performance.md from the CSV files of `ferry bench offload` and
+`ferry bench xs` (the doc's tables are this script's output, not typed by hand).
+
+markdown_tables.py offload DIR/offload.csv [--sizes 1,64,1024,...]
+markdown_tables.py targets DIR/offload_targets.csv
+markdown_tables.py xs DIR/xs_scaling.csv"""
+import argparse
+import csv
+import math
+
+DEFAULT_SIZES = [1, 64, 1024, 8192, 65536, 262144, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+
+
+def size_label(n):
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B" if n else "-"
+
+
+def num(text, digits=3):
+    if text in ("", None):
+        return "-"
+    v = float(text)
+    if math.isnan(v):
+        return "-"
+    return f"{v:.0f}" if abs(v) >= 10 ** digits else f"{v:.{digits}g}"
+
+
+def spread(lo, hi):
+    return "-" if lo in ("", None) else f"{num(lo)}–{num(hi)}"
+
+
+def offload(path, sizes):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    tests = []
+    for r in rows:
+        if r["test"] not in tests:
+            tests.append(r["test"])
+    for test in tests:
+        mine = [r for r in rows if r["test"] == test and (int(r["size_bytes"]) in sizes or r["size_bytes"] == "0")]
+        if not mine:
+            continue
+        unit = mine[0]["unit"]
+        latency = unit == "us"
+        print(f"\n**{mine[0]['title']}** [{unit}], median of {mine[0]['reps']} repetitions\n")
+        head = ["size", "Ferry", "min–max", "MPI", "Ferry/MPI", "min–max", "stock", "Ferry/stock"]
+        if latency:
+            head += ["floor", "Ferry/floor"]
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in mine:
+            cells = [size_label(int(r["size_bytes"])), num(r["ferry_median"]), spread(r["ferry_min"], r["ferry_max"]),
+                     num(r["mpi_median"]), num(r["ratio_mpi_median"]), spread(r["ratio_mpi_min"], r["ratio_mpi_max"]),
+                     num(r["stock_median"]), num(r["ratio_stock_median"])]
+            if latency:
+                cells += [num(r["floor_median"]), num(r["ratio_floor_median"])]
+            print("| " + " | ".join(cells) + " |")
+
+
+def targets(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    print("| target | status | measured |\n|---|---|---|")
+    for r in rows:
+        print(f"| {r['target']} | **{r['status']}** | {r['measured']} |")
+
+
+def xs(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    print("| devices | strong: time s (min–max) | lookups/s | speed-up | efficiency | weak: lookups | time s (min–max) "
+          "| lookups/s | efficiency |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['devices']} | {num(r['strong_s_median'])} ({spread(r['strong_s_min'], r['strong_s_max'])}) "
+              f"| {num(r['strong_lookups_per_s'])} | {num(r['strong_speedup'])} | {num(r['strong_efficiency'])} "
+              f"| {r['weak_lookups']} | {num(r['weak_s_median'])} ({spread(r['weak_s_min'], r['weak_s_max'])}) "
+              f"| {num(r['weak_lookups_per_s'])} | {num(r['weak_efficiency'])} |")
+    print(f"\nChecksums: strong {rows[0]['strong_checksum']} on every device count; "
+          f"weak {', '.join(r['weak_checksum'] for r in rows)}.")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("kind", choices=["offload", "targets", "xs"])
+    p.add_argument("csv")
+    p.add_argument("--sizes", default=",".join(str(s) for s in DEFAULT_SIZES))
+    a = p.parse_args()
+    if a.kind == "offload":
+        offload(a.csv, {int(s) for s in a.sizes.split(",")})
+    elif a.kind == "targets":
+        targets(a.csv)
+    else:
+        xs(a.csv)
+
+
+if __name__ == "__main__":
+    main()
