@@ -73,6 +73,23 @@ std::string checksumText(const Point& p) {
   return buf;
 }
 
+// What one remote device is worth: the same lookups on one thread of rank 0 (the host
+// reference, timed in the same run), and the time to place the problem on each device.
+void printContext(const std::vector<const RunRecords*>& reps) {
+  std::vector<double> host, ratio, setup;
+  for (const RunRecords* r : reps) {
+    host.push_back(r->value("host", 1));
+    ratio.push_back(r->value("strong", 1) / r->value("host", 1));
+    for (const auto& [key, f] : r->figures)
+      if (key.first == "setup") setup.push_back(f.value);
+  }
+  Spread h = spreadOf(host);
+  std::printf("\nHost reference (the same lookups on one thread of rank 0): %s s (%s); one remote device takes "
+              "%sx that time\n", number(h.median).c_str(), spreadLabel(h).c_str(), number(spreadOf(ratio).median).c_str());
+  std::printf("Placing the problem on a device (omp_target_alloc + omp_target_memcpy): median %s s per device\n",
+              number(spreadOf(setup).median).c_str());
+}
+
 void printAndWrite(const XsOptions& o, const std::vector<const RunRecords*>& reps, CsvWriter& csv) {
   TextTable strong({"devices", "lookups", "time s", "min-max", "lookups/s", "speed-up", "efficiency", "checksum"});
   TextTable weak({"devices", "lookups", "time s", "min-max", "lookups/s", "efficiency", "checksum"});
@@ -94,6 +111,18 @@ void printAndWrite(const XsOptions& o, const std::vector<const RunRecords*>& rep
   std::printf("\nWeak scaling: %llu lookups per device (efficiency = t(1)/t(k) within a repetition)\n",
               static_cast<unsigned long long>(o.weakLookups));
   weak.print(stdout);
+  printContext(reps);
+}
+
+// Every figure of every run (host reference and placement times included).
+Status writeRawCsv(const std::string& path, const std::vector<const RunRecords*>& reps) {
+  auto csv = CsvWriter::open(path, {"rep", "test", "devices_or_device", "seconds", "lookups"});
+  if (!csv) return csv.takeStatus();
+  for (size_t i = 0; i < reps.size(); ++i)
+    for (const auto& [key, f] : reps[i]->figures)
+      csv->row({std::to_string(i + 1), key.first, std::to_string(key.second), csvNumber(f.value),
+                std::to_string(f.iters)});
+  return {};
 }
 
 Result<std::vector<std::unique_ptr<RunRecords>>> runAll(const XsOptions& o, const std::string& program,
@@ -151,9 +180,12 @@ int runXsBench(const XsOptions& optIn, const std::vector<std::string>& commandLi
     return 1;
   }
   printAndWrite(o, reps, *csv);
+  if (Status st = writeRawCsv(o.outDir + "/xs_raw.csv", reps); !st)
+    std::fprintf(stderr, "ferry bench xs: %s\n", st.message().c_str());
   std::printf("\nVerification: %ld checksum checks passed (host reference, and weak runs against their slices)\n",
               checks);
-  std::printf("load at the end: %s\nWrote %s\n", loadLine().c_str(), csvPath.c_str());
+  std::printf("load at the end: %s\nWrote %s and %s/xs_raw.csv (every figure)\n", loadLine().c_str(), csvPath.c_str(),
+              o.outDir.c_str());
   if (o.plots) {
     Status st = runPlot(o.python, *plot, {"--csv", csvPath, "--out-dir", o.outDir, "--title", plotTitle()},
                         runsDir + "/plot.log");
