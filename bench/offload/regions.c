@@ -13,7 +13,11 @@ typedef struct region_arg {
   size_t n;
 } region_arg;
 
-/* ---- the operations under test (one pragma each: the map type is part of the code) ---- */
+/* ---- the operations under test (one pragma each: the map type is part of the code) ----
+ * Each region lives in its own function, called once per operation. clang-16 allocates a
+ * region's kernel-argument struct (112 B) with an alloca inside the enclosing loop, which
+ * only returns when the function does: a loop of ~75,000 regions inside one function
+ * overflows an 8 MiB stack, with or without Ferry. */
 
 static void empty_region(void* p) {
   region_arg* a = p;
