@@ -7,6 +7,7 @@ import argparse
 import csv
 import math
 import os
+import sys
 
 import matplotlib
 
@@ -99,6 +100,8 @@ def main():
     p.add_argument("--title", default="ferry bench offload")
     a = p.parse_args()
     data = load(a.csv)
+    if not data:
+        sys.exit(f"plot_offload.py: {a.csv} has no rows")
     out = lambda name: os.path.join(a.out_dir, name)  # noqa: E731
     figure(data, ["map_to_lat", "map_from_lat", "map_tofrom_lat"], ["map(to) region", "map(from) region",
            "map(tofrom) region"], "latency [us]", True, out("offload_latency.png"), a.title)

@@ -69,12 +69,8 @@ def check_offload(c, out, out_dir):
             c.expect(math.isclose(number(r["ratio_stock_median"]), ferry / stock, rel_tol=1e-3), f"{where}: Ferry/stock")
     for name in ["offload_raw.csv", "offload_targets.csv", "environment.txt"]:
         c.expect(os.path.exists(os.path.join(out_dir, name)), f"{name} written")
-    if has_matplotlib():
-        for png in ["offload_latency.png", "offload_bandwidth.png", "offload_d2d.png", "offload_ratios.png"]:
-            c.expect(os.path.getsize(os.path.join(out_dir, png)) > 10000 if os.path.exists(os.path.join(out_dir, png))
-                     else False, f"{png} drawn")
-    else:
-        c.expect("plots skipped" in out, "the missing matplotlib is reported")
+    check_plots(c, out, ["offload_latency.png", "offload_bandwidth.png", "offload_d2d.png", "offload_ratios.png"],
+                out_dir)
 
 
 def check_xs(c, out, out_dir):
@@ -90,6 +86,18 @@ def check_xs(c, out, out_dir):
     c.expect(len({r["strong_checksum"] for r in rows}) == 1 and re.fullmatch(r"[0-9a-f]{16}", rows[0]["strong_checksum"]),
              "one strong-scaling checksum for every device count")
     c.expect(all(number(r["strong_s_median"]) > 0 and number(r["weak_s_median"]) > 0 for r in rows), "positive times")
+    check_plots(c, out, ["xs_scaling.png"], out_dir)
+
+
+def check_plots(c, out, names, out_dir):
+    """With matplotlib the plots exist and no plot was skipped; without it the skip is reported."""
+    if has_matplotlib():
+        c.expect("skipped" not in out, "no plot skipped")
+        for png in names:
+            path = os.path.join(out_dir, png)
+            c.expect(os.path.exists(path) and os.path.getsize(path) > 10000, f"{png} drawn")
+    else:
+        c.expect("skipped" in out, "the missing matplotlib is reported")
 
 
 def main():

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 
+#include "platform/topology.h"
 #include "tools/ferry/bench_report.h"
 #include "tools/ferry/bench_runs.h"
 #include "tools/ferry/launcher.h"
@@ -171,15 +172,18 @@ int runXsBench(const XsOptions& optIn, const std::vector<std::string>& commandLi
   long checks = 0;
   for (const auto& r : *runs) reps.push_back(r.get()), checks += r->checks;
   const std::string csvPath = o.outDir + "/xs_scaling.csv";
-  auto csv = CsvWriter::open(csvPath, {"devices", "strong_lookups", "strong_s_median", "strong_s_min", "strong_s_max",
-                                       "strong_lookups_per_s", "strong_speedup", "strong_efficiency", "strong_checksum",
-                                       "weak_lookups", "weak_s_median", "weak_s_min", "weak_s_max",
-                                       "weak_lookups_per_s", "weak_efficiency", "weak_checksum", "reps"});
-  if (!csv) {
-    std::fprintf(stderr, "ferry bench xs: %s\n", csv.status().message().c_str());
-    return 1;
+  {  // closed before the plot reads it
+    auto csv = CsvWriter::open(csvPath, {"devices", "strong_lookups", "strong_s_median", "strong_s_min",
+                                         "strong_s_max", "strong_lookups_per_s", "strong_speedup", "strong_efficiency",
+                                         "strong_checksum", "weak_lookups", "weak_s_median", "weak_s_min",
+                                         "weak_s_max", "weak_lookups_per_s", "weak_efficiency", "weak_checksum",
+                                         "reps"});
+    if (!csv) {
+      std::fprintf(stderr, "ferry bench xs: %s\n", csv.status().message().c_str());
+      return 1;
+    }
+    printAndWrite(o, reps, *csv);
   }
-  printAndWrite(o, reps, *csv);
   if (Status st = writeRawCsv(o.outDir + "/xs_raw.csv", reps); !st)
     std::fprintf(stderr, "ferry bench xs: %s\n", st.message().c_str());
   std::printf("\nVerification: %ld checksum checks passed (host reference, and weak runs against their slices)\n",
@@ -187,7 +191,9 @@ int runXsBench(const XsOptions& optIn, const std::vector<std::string>& commandLi
   std::printf("load at the end: %s\nWrote %s and %s/xs_raw.csv (every figure)\n", loadLine().c_str(), csvPath.c_str(),
               o.outDir.c_str());
   if (o.plots) {
-    Status st = runPlot(o.python, *plot, {"--csv", csvPath, "--out-dir", o.outDir, "--title", plotTitle()},
+    Status st = runPlot(o.python, *plot,
+                        {"--csv", csvPath, "--out-dir", o.outDir, "--title", plotTitle(), "--cores",
+                         std::to_string(nodeTopology().cores)},
                         runsDir + "/plot.log");
     if (!st) std::fprintf(stderr, "ferry bench xs: plot skipped: %s\n", st.message().c_str());
     else std::printf("Plot: %s/xs_scaling.png\n", o.outDir.c_str());
