@@ -44,6 +44,7 @@ RunPlan stockPlan(const OffloadOptions& opt, const Paths& p, const std::string& 
   std::string base = p.runsDir + "/stock." + std::to_string(rep);
   plan.label = "stock " + std::to_string(rep) + "/" + std::to_string(opt.reps);
   plan.recordsPath = base + ".jsonl";
+  plan.progressPath = opt.outDir + "/progress.txt";
   plan.child.argv = programArgs(opt, p, "stock", plan.recordsPath);
   std::string ld = withoutPathEntry(originalLdPath, p.pluginDir);
   plan.child.env["LD_LIBRARY_PATH"] = ld.empty() ? std::nullopt : std::optional<std::string>(ld);
@@ -57,6 +58,7 @@ Result<RunPlan> ferryPlan(const OffloadOptions& opt, const Paths& p, int rep) {
   std::string base = p.runsDir + "/ferry." + std::to_string(rep);
   plan.label = "ferry " + std::to_string(rep) + "/" + std::to_string(opt.reps);
   plan.recordsPath = base + ".jsonl";
+  plan.progressPath = opt.outDir + "/progress.txt";
   LaunchSpec spec;
   spec.ranks = opt.ranks;
   spec.program = programArgs(opt, p, "ferry", plan.recordsPath);
@@ -182,6 +184,7 @@ Result<Paths> findPaths(const OffloadOptions& opt) {
   p.runsDir = opt.outDir + "/runs";
   std::error_code ec;
   fs::create_directories(p.runsDir, ec);
+  fs::remove(opt.outDir + "/progress.txt", ec);  // each run appends its line
   if (ec) return Status(Errc::InvalidArgument, "cannot create " + p.runsDir + ": " + ec.message());
   return p;
 }

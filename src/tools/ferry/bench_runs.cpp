@@ -11,8 +11,15 @@ Result<RunRecords> runMeasurement(const RunPlan& plan) {
   std::fflush(stdout);
   auto r = runChild(plan.child);
   if (!r) return r.takeStatus();
-  std::printf("%6.1f s, exit %d, load %s\n", r->seconds, r->exitCode, loadLine().c_str());
+  char line[256];
+  std::snprintf(line, sizeof line, "%6.1f s, exit %d, load %s", r->seconds, r->exitCode, loadLine().c_str());
+  std::printf("%s\n", line);
   std::fflush(stdout);
+  if (!plan.progressPath.empty())
+    if (FILE* f = std::fopen(plan.progressPath.c_str(), "a")) {
+      std::fprintf(f, "%-12s %s\n", plan.label.c_str(), line);
+      std::fclose(f);
+    }
   std::string log = "\n  last lines of " + plan.child.logPath + ":\n" + tailOf(plan.child.logPath, 15);
   if (r->timedOut)
     return Status(Errc::Timeout, plan.label + " did not finish within " + std::to_string(int(plan.child.timeoutSeconds)) +

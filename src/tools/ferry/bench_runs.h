@@ -14,6 +14,7 @@ struct RunPlan {
   std::string label;        // "ferry 2/5"
   ChildSpec child;
   std::string recordsPath;  // the --out file the program writes
+  std::string progressPath; // if set, the progress line (time, exit, load) is appended here too
 };
 
 // Prints one progress line; on failure the error carries the tail of the run's log.

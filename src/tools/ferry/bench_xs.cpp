@@ -27,6 +27,7 @@ Result<RunPlan> planOf(const XsOptions& o, const std::string& program, const std
   std::string base = runsDir + "/xs." + std::to_string(rep);
   plan.label = "xs " + std::to_string(rep) + "/" + std::to_string(o.reps);
   plan.recordsPath = base + ".jsonl";
+  plan.progressPath = o.outDir + "/progress.txt";
   LaunchSpec spec;
   spec.ranks = o.devices + 1;
   spec.program = {program, "--out", plan.recordsPath, "--lookups", std::to_string(o.lookups), "--weak-lookups",
@@ -150,6 +151,7 @@ int runXsBench(const XsOptions& optIn, const std::vector<std::string>& commandLi
   std::string runsDir = o.outDir + "/runs";
   std::error_code ec;
   fs::create_directories(runsDir, ec);
+  if (!ec) fs::remove(o.outDir + "/progress.txt", ec);  // each run appends its line
   if (!program || !plot || ec) {
     std::fprintf(stderr, "ferry bench xs: %s\n",
                  !program ? program.status().message().c_str()
