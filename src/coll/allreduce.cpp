@@ -141,8 +141,7 @@ int runFerry(const Settings& s, CommContext& ctx, const CallShape& call, const T
   args.reduce = ReduceOp{reduceKernel(opKind, ti.elem), elemSize(ti.elem)};
   if (ctx.numNodes() > 1) {
     LibraryReduction lib = libraryReduction(ti.elem, opKind);
-    args.interType = lib.type;
-    args.interOp = lib.op;
+    args.inter = InterReduction{lib.type, lib.op, args.reduce};
   }
   // The staging slots were sized with the settings the communicator was set up with.
   uint64_t chunk = std::min<uint64_t>(chunkBytes(s, call.bytes, ctx.shape()), ctx.area().slotBytes());

@@ -19,11 +19,6 @@
 
 namespace ferry::coll {
 
-struct ReduceOp {
-  ReduceFn fn = nullptr;
-  size_t elemSize = 1;
-};
-
 // Per-thread scratch of the fold (three blocks), allocated once.
 struct FoldScratch {
   static constexpr size_t kBlock = 128 * 1024;  // a multiple of every element size

@@ -9,6 +9,8 @@
 namespace ferry::coll {
 namespace {
 
+constexpr int kP2pMaxLeaders = 4;
+
 // MPI_Iallreduce over the leaders. Open MPI and MPICH progress it inside MPI_Test, which the
 // pipeline calls between its node-local steps.
 class MpiInterStage final : public InterStage {
@@ -22,11 +24,11 @@ class MpiInterStage final : public InterStage {
 
   const char* name() const override { return "mpi"; }
 
-  Status start(int slot, void* buf, size_t count, MPI_Datatype type, MPI_Op op) override {
+  Status start(int slot, void* buf, size_t count, const InterReduction& r) override {
     if (count > INT_MAX) return Status(Errc::Internal, "inter-node chunk of " + std::to_string(count) + " elements");
-    return comm::mpiStatus(
-        MPI_Iallreduce(MPI_IN_PLACE, buf, static_cast<int>(count), type, op, comm_, &reqs_[static_cast<size_t>(slot)]),
-        "MPI_Iallreduce(leaders)");
+    return comm::mpiStatus(MPI_Iallreduce(MPI_IN_PLACE, buf, static_cast<int>(count), r.type, r.op, comm_,
+                                          &reqs_[static_cast<size_t>(slot)]),
+                           "MPI_Iallreduce(leaders)");
   }
 
   Result<bool> test(int slot) override {
@@ -46,7 +48,15 @@ class MpiInterStage final : public InterStage {
 }  // namespace
 
 Result<std::unique_ptr<InterStage>> makeInterStage(std::string_view name, MPI_Comm leaderComm, int depth) {
+  if (name == "auto") {
+    // Recursive doubling moves log2(nodes) chunks per leader, a ring about two: up to 4
+    // nodes that is no more, and p2p avoids libnbc's per-call buffers (inter_p2p.cpp).
+    int leaders = 1;
+    MPI_Comm_size(leaderComm, &leaders);
+    name = leaders <= kP2pMaxLeaders ? "p2p" : "mpi";
+  }
   if (name == "mpi") return std::unique_ptr<InterStage>(new MpiInterStage(leaderComm, depth));
+  if (name == "p2p") return makeP2pInterStage(leaderComm, depth);
   return Status(Errc::InvalidArgument, "FERRY_COLL_INTER=" + std::string(name) + " names no inter-node backend");
 }
 

@@ -1,8 +1,12 @@
 // The inter-node stage of the hierarchical allreduce: the node leaders reduce each chunk's
 // node result across nodes, in place, without blocking, so that the node can reduce the next
 // chunks meanwhile. It is an interface so that another backend (an in-network reduction such
-// as SHARP through UCC) can replace MPI_Iallreduce: implement start/test, add a name to
-// FERRY_COLL_INTER's choices and to makeInterStage().
+// as SHARP through UCC) can take the place of the two here: implement start/test, add a name
+// to FERRY_COLL_INTER's choices and to makeInterStage().
+//   mpi   MPI_Iallreduce over the leaders (the library's algorithm and progress)
+//   p2p   recursive doubling with MPI_Isend/MPI_Irecv into scratch kept per slot, reduced
+//         with Ferry's kernels (inter_p2p.cpp)
+//   auto  p2p for up to 4 nodes, mpi beyond
 #pragma once
 
 #include <mpi.h>
@@ -11,23 +15,35 @@
 #include <memory>
 #include <string_view>
 
+#include "coll/reduce_kernels.h"
 #include "platform/status.h"
 
 namespace ferry::coll {
+
+// What the leaders reduce with: the (datatype, op) to hand the library (library_ops.h), or
+// Ferry's own kernel for a backend that reduces by itself.
+struct InterReduction {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  ReduceOp kernel;
+};
 
 class InterStage {
  public:
   virtual ~InterStage() = default;
   virtual const char* name() const = 0;
-  // Starts reducing `count` elements of `type` at `buf` with `op` across the leaders, in
-  // place. `slot` (below the depth given at creation) names the operation until test()
-  // reports it finished; every leader starts the same chunks in the same order.
-  virtual Status start(int slot, void* buf, size_t count, MPI_Datatype type, MPI_Op op) = 0;
-  // True once the operation in `slot` has finished and its result is in the buffer.
+  // Starts reducing `count` elements at `buf` across the leaders, in place. `slot` (below
+  // the depth given at creation) names the operation until test() reports it finished;
+  // every leader starts the same chunks in the same order.
+  virtual Status start(int slot, void* buf, size_t count, const InterReduction& r) = 0;
+  // Makes progress; true once the operation in `slot` has finished and its result is in the
+  // buffer, and from then on until the slot is started again.
   virtual Result<bool> test(int slot) = 0;
 };
 
 // The backend FERRY_COLL_INTER names, over the leaders' communicator.
 Result<std::unique_ptr<InterStage>> makeInterStage(std::string_view name, MPI_Comm leaderComm, int depth);
+// The recursive-doubling backend (inter_p2p.cpp).
+std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth);
 
 }  // namespace ferry::coll

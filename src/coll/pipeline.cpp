@@ -33,20 +33,22 @@ Result<bool> Pipeline::leaderStep() {
   while (interStarted_ < plan_.chunks() && interStarted_ - interDone_ < depth &&
          area_.lowest(&RankLine::reduced) >= mark(interStarted_)) {
     size_t c = interStarted_;
-    if (Status st = inter->start(static_cast<int>(c % depth), interBuffer(c), plan_.chunk(c).size(), args_.interType,
-                                 args_.interOp);
+    if (Status st = inter->start(static_cast<int>(c % depth), interBuffer(c), plan_.chunk(c).size(), args_.inter);
         !st)
       return st.withContext("starting the inter-node stage of chunk " + std::to_string(c));
     ++interStarted_;
     moved = true;
   }
-  // Publish finished chunks in order: the node delivers a chunk once the counter passes it.
-  while (interDone_ < interStarted_) {
-    auto done = inter->test(static_cast<int>(interDone_ % depth));
+  // Progress every chunk in flight, and publish the finished ones in order: the node
+  // delivers a chunk once the counter passes it.
+  bool inOrder = true;
+  for (size_t c = interDone_; c < interStarted_; ++c) {
+    auto done = inter->test(static_cast<int>(c % depth));
     if (!done) return done.takeStatus();
-    if (!*done) break;
-    ++interDone_;
-    area_.leader().interDone.store(mark(interDone_ - 1), std::memory_order_release);
+    inOrder = inOrder && *done;
+    if (!inOrder) continue;
+    interDone_ = c + 1;
+    area_.leader().interDone.store(mark(c), std::memory_order_release);
     stats().interChunks.fetch_add(1, std::memory_order_relaxed);
     moved = true;
   }

@@ -29,9 +29,7 @@ struct CallArgs {
   const uint8_t* send = nullptr;  // == recv for MPI_IN_PLACE
   uint8_t* recv = nullptr;
   ReduceOp reduce;
-  // What the leaders hand to the library across nodes (library_ops.h).
-  MPI_Datatype interType = MPI_DATATYPE_NULL;
-  MPI_Op interOp = MPI_OP_NULL;
+  InterReduction inter;  // what the leaders reduce with across nodes
 };
 
 class Pipeline {

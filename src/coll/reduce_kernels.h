@@ -14,6 +14,12 @@ namespace ferry::coll {
 
 using ReduceFn = void (*)(void* out, const void* a, const void* b, size_t n);
 
+// A kernel with the size of the elements it reduces.
+struct ReduceOp {
+  ReduceFn fn = nullptr;
+  size_t elemSize = 1;
+};
+
 // The kernel for `op` on `elem`, or nullptr when the pair has no meaning (bitwise ops on
 // floating types, arithmetic on bool).
 ReduceFn reduceKernel(OpKind op, Elem elem);

@@ -18,7 +18,7 @@ struct Settings {
   uint64_t chunkSize = 512 * 1024;
   int depth = 4;
   IntraChoice intra = IntraChoice::Auto;
-  std::string inter = "mpi";
+  std::string inter = "auto";
   bool allocMem = true;
   uint64_t regCacheBytes = 4ull << 30;
   int virtualNodes = 1;

@@ -67,9 +67,10 @@ constexpr KnobSpec kKnobTable[] = {
      "Same-node data path of the allreduce: single (one copy: peers' buffers are read in place, "
      "mapped when Ferry allocated them, else through process_vm_readv), staged (two copies through "
      "a shared segment), or auto (single where the kernel allows it)"},
-    {Knob::CollInter, "FERRY_COLL_INTER", KnobType::Enum, "mpi", "mpi", 0, 0, "coll",
+    {Knob::CollInter, "FERRY_COLL_INTER", KnobType::Enum, "auto", "auto|mpi|p2p", 0, 0, "coll",
      "Inter-node stage of the allreduce, run by one leader per node: mpi (MPI_Iallreduce over the "
-     "leaders)"},
+     "leaders), p2p (recursive doubling with MPI_Isend/Irecv into buffers kept per slot, reduced "
+     "by Ferry), or auto (p2p for up to 4 nodes, mpi beyond)"},
     {Knob::CollAllocMem, "FERRY_COLL_ALLOC_MEM", KnobType::Bool, "1", nullptr, 0, 0, "coll",
      "With the PMPI interposer, serve MPI_Alloc_mem from memory that same-node peers can map, so "
      "that allreduce on it needs neither system calls nor a second copy"},
