@@ -1,0 +1,187 @@
+#include "bench_common.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "coll/comm_context.h"
+#include "coll/stats.h"
+#include "platform/parse.h"
+#include "platform/topology.h"
+#include "tools/ferry/ferry_build_info.h"
+
+extern char** environ;
+
+namespace ferry::bench {
+namespace {
+
+constexpr size_t kSmall = 8192;  // OSU's small-message limit
+constexpr long kMinIterations = 10;
+
+struct OsuIterations {
+  long warmup, timed;
+};
+OsuIterations osuIterations(size_t bytes) { return bytes <= kSmall ? OsuIterations{1000, 10000} : OsuIterations{100, 1000}; }
+
+std::string loadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
+int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+}  // namespace
+
+std::vector<size_t> powersOfTwo(size_t lo, size_t hi) {
+  std::vector<size_t> v;
+  for (size_t s = std::max<size_t>(lo, 1); s <= hi; s *= 2) v.push_back(s);
+  return v;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::function<void()>& op) {
+  // A short pilot tells how many iterations fit in the budget; all ranks use the slowest
+  // rank's estimate so that they run the same number of collectives.
+  OsuIterations osu = osuIterations(bytes);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < 3; ++i) op();
+  double pilot = (MPI_Wtime() - t0) / 3, slowest = 0;
+  PMPI_Allreduce(&pilot, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  long fit = static_cast<long>(budgetSeconds / std::max(slowest, 1e-9));
+  long timed = std::clamp(fit * 10 / 11, kMinIterations, osu.timed);
+  long warmup = std::min(osu.warmup, std::max<long>(1, timed / 10));
+
+  for (long i = 0; i < warmup; ++i) op();
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = MPI_Wtime();
+  for (long i = 0; i < timed; ++i) op();
+  double mine = (MPI_Wtime() - t0) / static_cast<double>(timed) * 1e6;
+  double lo = 0, hi = 0, sum = 0;
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  PMPI_Allreduce(&mine, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(&mine, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  PMPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return {sum / ranks, lo, hi, timed};
+}
+
+Table::Table(bool print, const std::string& csvPath) : print_(print) {
+  if (print_ && !csvPath.empty()) {
+    csv_ = std::fopen(csvPath.c_str(), "w");
+    if (!csv_) std::fprintf(stderr, "cannot write %s: %s\n", csvPath.c_str(), std::strerror(errno));
+  }
+}
+
+Table::~Table() {
+  if (csv_) std::fclose(csv_);
+}
+
+void Table::header(int ranks, const std::vector<std::string>& variants) {
+  variants_ = variants;
+  if (!print_) return;
+  std::printf("\n# %d ranks; latency in us (median over repetitions of the average across ranks); "
+              "speed-up = %s / variant\n",
+              ranks, variants[0].c_str());
+  std::printf("%12s", "bytes");
+  for (size_t i = 0; i < variants.size(); ++i) {
+    std::printf(" %12s", variants[i].c_str());
+    if (i > 0) std::printf(" %9s", ("x" + variants[i]).c_str());
+  }
+  std::printf(" %8s\n", "iters");
+  if (csv_) {
+    std::fprintf(csv_, "bytes");
+    for (const auto& v : variants)
+      std::fprintf(csv_, ",%s_avg_us,%s_min_us,%s_max_us,%s_iters", v.c_str(), v.c_str(), v.c_str(), v.c_str());
+    for (size_t i = 1; i < variants.size(); ++i) std::fprintf(csv_, ",speedup_%s", variants[i].c_str());
+    std::fprintf(csv_, "\n");
+  }
+}
+
+void Table::row(size_t bytes, const std::vector<std::vector<LatencyStats>>& samples) {
+  if (!print_) return;
+  std::vector<LatencyStats> med(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    std::vector<double> avg, lo, hi;
+    for (const auto& s : samples[i]) {
+      avg.push_back(s.avgUs);
+      lo.push_back(s.minUs);
+      hi.push_back(s.maxUs);
+    }
+    med[i] = {median(avg), median(lo), median(hi), samples[i].empty() ? 0 : samples[i][0].iterations};
+  }
+  std::printf("%12zu", bytes);
+  for (size_t i = 0; i < med.size(); ++i) {
+    std::printf(" %12.2f", med[i].avgUs);
+    if (i > 0) std::printf(" %9.2f", med[0].avgUs / med[i].avgUs);
+  }
+  std::printf(" %8ld\n", med[0].iterations);
+  std::fflush(stdout);
+  if (csv_) {
+    std::fprintf(csv_, "%zu", bytes);
+    for (const auto& m : med) std::fprintf(csv_, ",%.3f,%.3f,%.3f,%ld", m.avgUs, m.minUs, m.maxUs, m.iterations);
+    for (size_t i = 1; i < med.size(); ++i) std::fprintf(csv_, ",%.4f", med[0].avgUs / med[i].avgUs);
+    std::fprintf(csv_, "\n");
+    std::fflush(csv_);
+  }
+}
+
+void printPreamble(int argc, char** argv, const std::string& buffers) {
+  if (worldRank() != 0) return;
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  std::string libLine(lib, strcspn(lib, "\n"));
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::printf("# command:");
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "FERRY_", 6) == 0) std::printf(" %s", *e);
+  std::printf(" mpiexec -n %d", ranks);
+  for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
+  std::printf("\n# MPI: %s\n# compiler: g++ %s; Ferry %s, commit %s\n", libLine.c_str(), __VERSION__,
+              FERRY_BENCH_VERSION, FERRY_BUILD_COMMIT);
+  const NodeTopology& topo = nodeTopology();
+  std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  std::printf("# host: %d cores, %d hardware threads, %s; %s; load average %s\n# buffers: %s; MPI_CHAR, MPI_SUM\n",
+              topo.cores, topo.pus, parse::formatSize(topo.memoryBytes).c_str(), date, loadAverage().c_str(),
+              buffers.c_str());
+  std::fflush(stdout);
+}
+
+void printCounters(MPI_Comm comm) {
+  coll::StatsSnapshot s = coll::stats().snapshot();
+  uint64_t mine[] = {s.ferryCalls, s.libraryCalls, s.bytesCma, s.bytesMapped, s.bytesStaged, s.interChunks,
+                     s.regHits,    s.regMisses,    s.regInvalidations};
+  uint64_t sum[std::size(mine)] = {};
+  PMPI_Reduce(mine, sum, static_cast<int>(std::size(mine)), MPI_UINT64_T, MPI_SUM, 0, comm);
+  coll::CommContext* ctx = coll::existingContext(comm);
+  if (worldRank() != 0) return;
+  std::printf("\n# load average at the end (this run's ranks included): %s\n", loadAverage().c_str());
+  std::printf("# data path: %s\n", ctx ? ctx->describe().c_str() : "Ferry never set up this communicator");
+  std::printf("# counters summed over ranks: calls ferry=%llu library=%llu; bytes cma=%s mapped=%s staged=%s; "
+              "inter-node chunks=%llu; registration cache hits=%llu misses=%llu invalidations=%llu\n",
+              static_cast<unsigned long long>(sum[0]), static_cast<unsigned long long>(sum[1]),
+              parse::formatSize(sum[2]).c_str(), parse::formatSize(sum[3]).c_str(), parse::formatSize(sum[4]).c_str(),
+              static_cast<unsigned long long>(sum[5]), static_cast<unsigned long long>(sum[6]),
+              static_cast<unsigned long long>(sum[7]), static_cast<unsigned long long>(sum[8]));
+}
+
+}  // namespace ferry::bench

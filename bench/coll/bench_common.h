@@ -1,0 +1,49 @@
+// The shared driver of Ferry's collective benchmarks: OSU iteration rules cut to a time
+// budget, latency statistics across ranks, the printed table and its CSV, and the preamble
+// (command, versions) and counters that make a figure reproducible and prove its data path.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ferry::bench {
+
+struct LatencyStats {
+  double avgUs = 0, minUs = 0, maxUs = 0;  // across ranks, of each rank's mean latency
+  long iterations = 0;
+};
+
+std::vector<size_t> powersOfTwo(size_t lo, size_t hi);
+
+// Times `op` the OSU way: warm-up, MPI_Barrier, a timed loop, per-rank mean. Iterations
+// follow OSU (small <= 8 KiB: 1,000 warm-up / 10,000 timed; large: 100 / 1,000) but are cut
+// so that one measurement takes at most `budgetSeconds`; every rank runs the same count.
+LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::function<void()>& op);
+
+double median(std::vector<double> v);
+
+// Rank 0 prints the table and writes the CSV; the other ranks only take part.
+class Table {
+ public:
+  Table(bool print, const std::string& csvPath);
+  ~Table();
+  // Variant 0 is the baseline; every other variant gets a speed-up column (baseline / it).
+  void header(int ranks, const std::vector<std::string>& variants);
+  void row(size_t bytes, const std::vector<std::vector<LatencyStats>>& samples);
+
+ private:
+  bool print_;
+  FILE* csv_ = nullptr;
+  std::vector<std::string> variants_;
+};
+
+void printPreamble(int argc, char** argv, const std::string& buffers);
+// The data-path counters summed over ranks, and how the communicator was set up.
+void printCounters(MPI_Comm comm);
+
+}  // namespace ferry::bench

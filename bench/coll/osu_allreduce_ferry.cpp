@@ -1,0 +1,162 @@
+// OSU-style allreduce latency: Ferry against the MPI library's own MPI_Allreduce, measured
+// in the same run, interleaved, so that the ratio holds on a noisy machine
+// (shared/notes/benchmarking.md). Columns:
+//   mpi      PMPI_Allreduce (the library, as every program gets it without Ferry)
+//   ferry    Ferry with the settings in effect (FERRY_COLL=auto: hands small messages to
+//            the library) -- what a program gets under `ferry run --pmpi`
+//   forced   Ferry's algorithm at every size (FERRY_COLL=on), to show the crossover
+// Each figure is the median over --reps repetitions of the OSU average latency across
+// ranks (min and max across ranks go to the CSV). -c checks Ferry's results against the
+// library's at every size before timing.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "coll/allreduce.h"
+#include "coll/comm_context.h"
+#include "coll/settings.h"
+#include "coll/shared_heap.h"
+#include "coll/stats.h"
+#include "platform/parse.h"
+
+namespace ferry::bench {
+namespace {
+
+struct Options {
+  std::string minSize = "8", maxSize = "64M";
+  int reps = 5;
+  double budget = 0.4;  // seconds per measurement, at most
+  bool validate = false;
+  std::string buffers = "malloc";
+  std::string csv;
+};
+
+// One timed variant: how it calls allreduce.
+struct Variant {
+  const char* name;
+  std::function<int(const void*, void*, int)> call;
+};
+
+class Buffers {
+ public:
+  Buffers(size_t bytes, bool shared) : bytes_(bytes), shared_(shared) {
+    send_ = allocate();
+    recv_ = allocate();
+    std::memset(send_, 1, bytes_);
+    std::memset(recv_, 0, bytes_);
+  }
+  ~Buffers() {
+    release(send_);
+    release(recv_);
+  }
+  uint8_t* send() const { return send_; }
+  uint8_t* recv() const { return recv_; }
+
+ private:
+  uint8_t* allocate() const {
+    if (shared_) return static_cast<uint8_t*>(*coll::SharedHeap::instance().allocate(std::max<size_t>(bytes_, 1)));
+    return static_cast<uint8_t*>(std::malloc(std::max<size_t>(bytes_, 1)));
+  }
+  void release(uint8_t* p) const {
+    if (shared_) coll::SharedHeap::instance().release(p);
+    else std::free(p);
+  }
+  size_t bytes_;
+  bool shared_;
+  uint8_t *send_, *recv_;
+};
+
+int validate(const std::vector<Variant>& variants, size_t bytes, bool shared) {
+  Buffers ref(bytes, shared), got(bytes, shared);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  // Sums stay below 128: Open MPI 4.1's AVX op component saturates 8-bit sums where C (and
+  // Ferry, and MPICH) wrap; docs/collectives.md has the details.
+  for (size_t i = 0; i < bytes; ++i)
+    ref.send()[i] = got.send()[i] = static_cast<uint8_t>((i * 7 + static_cast<size_t>(rank) * 13) % (127 / ranks));
+  PMPI_Allreduce(ref.send(), ref.recv(), static_cast<int>(bytes), MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+  int bad = 0;
+  for (const auto& v : variants) {
+    std::memset(got.recv(), 0xee, bytes);
+    v.call(got.send(), got.recv(), static_cast<int>(bytes));
+    if (std::memcmp(got.recv(), ref.recv(), bytes) != 0) {
+      std::fprintf(stderr, "rank %d: %s: wrong result at %zu B\n", rank, v.name, bytes);
+      bad = 1;
+    }
+  }
+  int anyBad = 0;
+  PMPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return anyBad;
+}
+
+int run(const Options& opt) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  coll::Settings autoSettings = coll::settings();
+  coll::Settings forced = autoSettings;
+  forced.mode = coll::Mode::On;
+  std::vector<Variant> variants = {
+      {"mpi", [](const void* s, void* r, int n) { return PMPI_Allreduce(s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD); }},
+      {"ferry", [&](const void* s, void* r, int n) {
+         return coll::allreduceWith(autoSettings, s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+       }},
+      {"forced", [&](const void* s, void* r, int n) {
+         return coll::allreduceWith(forced, s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+       }},
+  };
+  bool shared = opt.buffers == "shared";
+  auto sizes = powersOfTwo(*parse::size(opt.minSize), *parse::size(opt.maxSize));
+  Table table(rank == 0, opt.csv);
+  table.header(ranks, variants.size() == 3 ? std::vector<std::string>{"mpi", "ferry", "forced"}
+                                           : std::vector<std::string>{});
+  for (size_t bytes : sizes) {
+    if (opt.validate && validate(variants, bytes, shared) != 0) return 1;
+    Buffers buf(bytes, shared);
+    std::vector<std::vector<LatencyStats>> samples(variants.size());
+    for (int rep = 0; rep < opt.reps; ++rep) {
+      for (size_t i = 0; i < variants.size(); ++i) {
+        // Rotate which variant runs first, so that none always meets a warm or cold cache.
+        const Variant& v = variants[(i + static_cast<size_t>(rep)) % variants.size()];
+        samples[(i + static_cast<size_t>(rep)) % variants.size()].push_back(
+            timeCollective(bytes, opt.budget, [&] { v.call(buf.send(), buf.recv(), static_cast<int>(bytes)); }));
+      }
+    }
+    table.row(bytes, samples);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ferry::bench
+
+int main(int argc, char** argv) {
+  using namespace ferry;
+  bench::Options opt;
+  CLI::App app{"OSU-style MPI_Allreduce latency: Ferry vs the MPI library, MPI_CHAR + MPI_SUM, same run"};
+  app.add_option("-m,--min", opt.minSize, "smallest message (bytes; K/M suffixes)");
+  app.add_option("-M,--max", opt.maxSize, "largest message");
+  app.add_option("-r,--reps", opt.reps, "repetitions; the median is reported")->check(CLI::PositiveNumber);
+  app.add_option("-b,--budget", opt.budget, "seconds per measurement at most (iterations are cut to fit)");
+  app.add_flag("-c,--validate", opt.validate, "check Ferry's results against the library's at every size");
+  app.add_option("--buffers", opt.buffers, "malloc (single copy via process_vm_readv) or shared (ferry_coll_alloc: "
+                                           "mapped, no system call)")
+      ->check(CLI::IsMember({"malloc", "shared"}));
+  app.add_option("--csv", opt.csv, "write the figures to this CSV file (rank 0)");
+  CLI11_PARSE(app, argc, argv);
+
+  MPI_Init(&argc, &argv);
+  if (!coll::ensureStarted()) return 1;
+  bench::printPreamble(argc, argv, opt.buffers);
+  int rc = bench::run(opt);
+  bench::printCounters(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs osu_allreduce_ferry on the layouts of docs/collectives.md and writes, per layout, the
+# printed table (NAME.txt), its CSV and a PNG plot into OUT_DIR.
+#
+#   bench/coll/run_allreduce.sh BUILD_DIR OUT_DIR [benchmark options, e.g. -r 7 -b 0.5]
+#
+# The MPI library is the one BUILD_DIR was configured with. MPICH busy-polls, so with it only
+# the 2-rank layouts run (shared/notes/benchmarking.md).
+set -euo pipefail
+build=$(cd "$1" && pwd)
+out=$2
+shift 2
+mkdir -p "$out"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")
+flavor=openmpi
+[[ "$mpiexec" == *mpich* ]] && flavor=mpich
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# name | ranks | FERRY_* settings | benchmark options
+layouts=(
+  "np2_one_node|2||"
+  "np2_one_node_shared|2||--buffers shared"
+  "np2_vnodes2|2|FERRY_VIRTUAL_NODES=2|"
+  "np4_one_node|4||"
+  "np4_vnodes2|4|FERRY_VIRTUAL_NODES=2|"
+  "np4_vnodes2_shared|4|FERRY_VIRTUAL_NODES=2|--buffers shared"
+)
+for layout in "${layouts[@]}"; do
+  IFS='|' read -r name np settings options <<<"$layout"
+  if [[ $flavor == mpich && $np -gt 2 ]]; then continue; fi
+  launcher=("$mpiexec" -n "$np")
+  if [[ $flavor == openmpi ]]; then
+    [[ $np -gt $(nproc) ]] && launcher+=(--oversubscribe)
+    for s in $settings; do launcher+=(-x "$s"); done
+  fi
+  echo "== $name ($flavor)"
+  # shellcheck disable=SC2086
+  env $settings "${launcher[@]}" "$build/bin/osu_allreduce_ferry" $options --csv "$out/$name.csv" "$@" |
+    tee "$out/$name.txt"
+  /usr/bin/python3 "$here/plot_allreduce.py" "$out/$name.csv" "$out/$name.png" \
+    "MPI_Allreduce, $np ranks, $name ($flavor)"
+done
+echo "results in $out"
