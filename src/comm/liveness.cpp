@@ -87,6 +87,12 @@ void PeerWatch::heardFrom() { lastHeardNs_ = nowNs(); }
 
 Status PeerWatch::poll(std::string_view what) {
   uint64_t now = nowNs();
+  const double timeout = config().seconds(Knob::Timeout);
+  const double heartbeat = config().seconds(Knob::Heartbeat);
+  // Time this side spent not listening (a serving rank running a kernel on the thread that
+  // polls) is not the peer's silence: only silence while we listened counts.
+  if (lastPollNs_ && static_cast<double>(now - lastPollNs_) * 1e-9 > heartbeat) lastHeardNs_ = now;
+  lastPollNs_ = now;
   if (pongRecv_ != MPI_REQUEST_NULL) {
     int done = 0;
     if (Status st = mpiStatus(MPI_Test(&pongRecv_, &done, MPI_STATUS_IGNORE), "MPI_Test(liveness reply)", peer_); !st)
@@ -97,8 +103,6 @@ Status PeerWatch::poll(std::string_view what) {
     int done = 0;
     MPI_Test(&pingSend_, &done, MPI_STATUS_IGNORE);
   }
-  const double timeout = config().seconds(Knob::Timeout);
-  const double heartbeat = config().seconds(Knob::Heartbeat);
   double quiet = static_cast<double>(now - lastHeardNs_) * 1e-9;
   if (quiet >= heartbeat && pongRecv_ == MPI_REQUEST_NULL && pingSend_ == MPI_REQUEST_NULL) {
     int tag = tags_.next();

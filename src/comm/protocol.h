@@ -20,6 +20,13 @@ inline constexpr size_t kHeaderSize = 32;
 inline constexpr size_t kMaxControlMessage = 64 * 1024;
 inline constexpr uint32_t kMaxKernelArgs = 2048;
 inline constexpr uint32_t kNoDevice = 0xffffffffu;
+// A reply's error text is cut to this many bytes, so that the issuer can size its
+// pre-posted receive: header and fixed fields, text, values and inline bytes.
+inline constexpr size_t kMaxReplyText = 4096;
+inline constexpr size_t kReplyFixedBytes = 128;
+inline constexpr size_t replyCapacity(size_t numValues, size_t inlineBytes) {
+  return kReplyFixedBytes + kMaxReplyText + numValues * sizeof(uint64_t) + inlineBytes;
+}
 
 // MPI tags. Control messages to a rank use kControlTag; replies and data use tags that
 // rank 0 hands out from [kFirstDynamicTag, MPI_TAG_UB].

@@ -35,7 +35,8 @@ struct PendingReply {
   int tag = 0;
   int device = -1;
   std::string what;                      // "retrieve of 4 KiB from device 2", for errors
-  std::vector<uint8_t> buf;
+  std::unique_ptr<uint8_t[]> buf;  // uninitialised: MPI fills what arrives
+  size_t bufSize = 0;
   MPI_Request req = MPI_REQUEST_NULL;
   void* copyTo = nullptr;                // inline retrieve: where the bytes go
   uint64_t copyLen = 0;

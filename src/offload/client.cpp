@@ -15,7 +15,6 @@ using comm::MsgType;
 
 namespace {
 Client* gClient = nullptr;  // never destroyed: libomptarget calls in after static destructors
-constexpr size_t kReplyOverhead = 256;  // header and fixed reply fields
 }  // namespace
 
 Client* Client::instance() { return gClient; }
@@ -89,15 +88,17 @@ Status Client::flushBatch(AsyncQueue& q) {
   return outbox_.send(rank, comm::kControlTag, std::move(bytes));
 }
 
-PendingReply& Client::expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what) {
+PendingReply& Client::expectReply(AsyncQueue& q, int id, int tag, size_t numValues, size_t inlineCapacity,
+                                  std::string what) {
   auto r = std::make_unique<PendingReply>();
   r->peer = devices_[id]->entry.rank;
   r->tag = tag;
   r->device = id;
   r->what = std::move(what);
-  r->buf.resize(kReplyOverhead + inlineCapacity);
+  r->bufSize = comm::replyCapacity(numValues, inlineCapacity);
+  r->buf.reset(new uint8_t[r->bufSize]);
   // Posted before the request goes out, so the reply never waits in MPI's unexpected queue.
-  int rc = MPI_Irecv(r->buf.data(), static_cast<int>(r->buf.size()), MPI_BYTE, r->peer, tag, world_.comm(), &r->req);
+  int rc = MPI_Irecv(r->buf.get(), static_cast<int>(r->bufSize), MPI_BYTE, r->peer, tag, world_.comm(), &r->req);
   if (rc != MPI_SUCCESS) {
     r->replied = true;
     r->status = comm::mpiStatus(rc, "MPI_Irecv(reply)", r->peer);
@@ -114,7 +115,7 @@ Status Client::initDevice(int id) {
   }
   AsyncQueue q;
   int tag = tags_.next();
-  expectReply(q, id, tag, 0, "init_device");
+  expectReply(q, id, tag, 0, 0, "init_device");
   if (Status st = send(id, MsgType::InitDevice, comm::InitDeviceMsg{requires_, tag}); !st) return st;
   if (Status st = wait(q, "init_device"); !st) return st;
   std::lock_guard lock(d.mutex);
@@ -165,7 +166,7 @@ Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image*
 
   AsyncQueue q;
   std::vector<uint64_t> addrs;
-  PendingReply& r = expectReply(q, id, msg.replyTag, 0, "load_binary");
+  PendingReply& r = expectReply(q, id, msg.replyTag, rec->entries.size(), 0, "load_binary");
   r.valuesOut = &addrs;
   bool inlineBytes = msg.data.mode == comm::DataMode::Inline && msg.data.size > 0;
   if (Status st = send(id, MsgType::LoadImage, msg, inlineBytes ? packed.data() : nullptr,
@@ -236,7 +237,7 @@ Status Client::releaseDeferred(AsyncQueue& q, bool confirm) {
   q.deferred.reset();
   if (confirm) {
     d.msg.replyTag = tags_.next();
-    expectReply(q, d.device, d.msg.replyTag, 0, "launch_kernel");
+    expectReply(q, d.device, d.msg.replyTag, 0, 0, "launch_kernel");
     q.devices[d.device] = DeviceSync::Clean;  // the reply confirms the kernel and all before it
   }
   return queueSend(q, d.device, MsgType::Launch, d.msg);
@@ -249,7 +250,7 @@ Status Client::flushQueue(AsyncQueue& q, bool confirm) {
     for (auto& [id, state] : q.devices) {
       if (state == DeviceSync::Clean) continue;
       int tag = tags_.next();
-      expectReply(q, id, tag, 0, "synchronize");
+      expectReply(q, id, tag, 0, 0, "synchronize");
       if (Status st = queueSend(q, id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
       state = DeviceSync::Clean;
     }
@@ -289,7 +290,7 @@ Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpe
   initiator.replyTag = tags_.next();
   AsyncQueue q;
   std::vector<uint64_t> ns;
-  PendingReply& r = expectReply(q, firstDeviceOf(rankA), initiator.replyTag, 0, "mpi_baseline");
+  PendingReply& r = expectReply(q, firstDeviceOf(rankA), initiator.replyTag, 1, 0, "mpi_baseline");
   r.valuesOut = &ns;
   if (Status st = toRank(rankA, initiator); !st) return st;
   if (Status st = wait(q, "mpi_baseline"); !st) return st;

@@ -113,7 +113,9 @@ class Client {
                    const void* inlineBytes = nullptr, size_t inlineLen = 0);
   Status flushBatch(AsyncQueue& q);
   int firstDeviceOf(int rank) const;
-  PendingReply& expectReply(AsyncQueue& q, int id, int tag, size_t inlineCapacity, std::string what);
+  // Posts the receive for a reply that may carry `numValues` values and `inlineCapacity`
+  // bytes of data (and, on error, a message of up to comm::kMaxReplyText).
+  PendingReply& expectReply(AsyncQueue& q, int id, int tag, size_t numValues, size_t inlineCapacity, std::string what);
   Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;
   Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
   Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);

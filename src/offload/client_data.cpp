@@ -66,7 +66,7 @@ Result<void*> Client::allocateOnServer(int id, int64_t size, int32_t kind) {
   AsyncQueue q;
   int tag = tags_.next();
   std::vector<uint64_t> addr;
-  PendingReply& r = expectReply(q, id, tag, 0, "data_alloc");
+  PendingReply& r = expectReply(q, id, tag, 1, 0, "data_alloc");
   r.valuesOut = &addr;
   if (Status st = send(id, MsgType::Alloc, comm::AllocMsg{0, static_cast<uint64_t>(size), kind, tag}); !st) return st;
   if (Status st = wait(q, "data_alloc"); !st) return st;
@@ -153,7 +153,7 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   counters_.deviceToHostBytes.fetch_add(n, std::memory_order_relaxed);
   std::string what = "data_retrieve of " + parse::formatSize(n) + " from " + where(id);
   bool small = n <= eagerLimit();
-  PendingReply& r = expectReply(q, id, m.replyTag, small ? n : 0, what);
+  PendingReply& r = expectReply(q, id, m.replyTag, 0, small ? n : 0, what);
   if (small) {
     r.copyTo = dst;
     r.copyLen = n;

@@ -22,7 +22,7 @@ void record(AsyncQueue& q, Status st) {
 
 // Applies an arrived reply; returns its status.
 Status applyReply(PendingReply& r, int count) {
-  auto msg = comm::decode(r.buf.data(), static_cast<size_t>(count));
+  auto msg = comm::decode(r.buf.get(), static_cast<size_t>(count));
   if (!msg) return msg.takeStatus();
   auto* reply = std::get_if<comm::ReplyMsg>(&msg->body);
   if (!reply) return Status(Errc::Protocol, "expected a reply, got " + std::string(comm::msgTypeName(msg->header.type)));
@@ -85,7 +85,7 @@ Status Client::requestSyncs(AsyncQueue& q) {
   for (auto& [id, state] : q.devices) {
     if (state == DeviceSync::Clean) continue;
     int tag = tags_.next();
-    expectReply(q, id, tag, 0, "synchronize");
+    expectReply(q, id, tag, 0, 0, "synchronize");
     if (Status st = send(id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
     state = DeviceSync::Clean;
   }

@@ -176,6 +176,10 @@ Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::v
   comm::ReplyMsg r;
   r.code = st.code();
   r.message = st.message();
+  if (r.message.size() > comm::kMaxReplyText) {  // the issuer's receive is sized for this much
+    r.message.resize(comm::kMaxReplyText - 16);
+    r.message += " [... cut]";
+  }
   r.values = std::move(values);
   r.inlineSize = len;
   return outbox_.send(client, tag, comm::encode(comm::MsgType::Reply, comm::kNoDevice, seq, r, data, len));
