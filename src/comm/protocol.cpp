@@ -8,7 +8,7 @@
 namespace ferry::comm {
 namespace {
 
-constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Batch);
+constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::SetInfo);
 
 void putData(WireWriter& w, const DataDesc& d) {
   w.put<uint8_t>(static_cast<uint8_t>(d.mode)).put(d.size).put(d.peer).put(d.tag).put(d.chunk).put(d.remoteAddr);
@@ -73,6 +73,7 @@ struct BodyEncoder {
   }
   void operator()(const RtrMsg& m) { w.put(m.xfer).put(m.dstAddr).put(m.size); }
   void operator()(const FinMsg& m) { w.put(m.xfer).put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message); }
+  void operator()(const SetInfoMsg& m) { w.put(m.flags); }
   void operator()(const BatchMsg& m) {
     w.put<uint32_t>(static_cast<uint32_t>(m.items.size()));
     for (const auto& [bytes, len] : m.items) w.put<uint32_t>(static_cast<uint32_t>(len)).bytes(bytes, len);
@@ -189,6 +190,12 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
       out = m;
       return true;
     }
+    case MsgType::SetInfo: {
+      SetInfoMsg m;
+      if (!r.get(m.flags)) return false;
+      out = m;
+      return true;
+    }
     case MsgType::Batch: {
       BatchMsg m;
       uint32_t n = 0;
@@ -241,6 +248,7 @@ const char* msgTypeName(MsgType t) {
     case MsgType::Fin: return "fin";
     case MsgType::Baseline: return "baseline";
     case MsgType::Batch: return "batch";
+    case MsgType::SetInfo: return "set_info";
   }
   return "unknown";
 }

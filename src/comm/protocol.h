@@ -51,6 +51,7 @@ enum class MsgType : uint16_t {
   Fin,   // same-node rendezvous: "the bytes are in place"
   Baseline,  // run a raw MPI baseline with a peer (benchmarks; devices must be idle)
   Batch,     // several control messages to one rank, delivered in order
+  SetInfo,   // __tgt_set_info_flag, passed on to the serving rank's stock plugins
 };
 const char* msgTypeName(MsgType t);
 
@@ -142,6 +143,9 @@ struct RtrMsg {
   uint64_t dstAddr = 0;
   uint64_t size = 0;
 };
+struct SetInfoMsg {
+  uint32_t flags = 0;
+};
 struct BaselineMsg {
   int32_t peer = -1;
   uint8_t kind = 0;        // comm::BaselineKind
@@ -163,7 +167,7 @@ struct FinMsg {
 };
 
 using Body = std::variant<InitDeviceMsg, LoadImageMsg, AllocMsg, FreeMsg, SubmitMsg, RetrieveMsg, ExchangeMsg, LaunchMsg,
-                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg>;
+                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg, SetInfoMsg>;
 
 struct Message {
   Header header;

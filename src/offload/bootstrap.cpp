@@ -177,7 +177,7 @@ Client* startOffload() {
   Client::setInstance(rt->client);
   std::vector<std::string> where;
   for (int d = 0; d < rt->client->numDevices(); ++d) where.push_back(rt->client->where(d));
-  installTerminationReport(describeTable(rt->client->table()), std::move(where), w.comm());
+  installTerminationReport(describeTable(rt->client->table()), std::move(where));
   // The last unregister_lib normally ends the job, but a shared library's image is
   // unregistered from _dl_fini, after other libraries (UCX under MPICH) have run their
   // destructors, which is too late for MPI_Finalize. This handler runs before _dl_fini,

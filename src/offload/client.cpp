@@ -298,6 +298,16 @@ Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpe
   return static_cast<double>(ns[0]) * 1e-9;
 }
 
+Status Client::setInfoFlag(uint32_t flags) {
+  Status first;
+  for (int r = 0; r < world_.size(); ++r) {
+    if (firstDeviceOf(r) < 0) continue;
+    auto bytes = comm::encode(MsgType::SetInfo, comm::kNoDevice, seq_.fetch_add(1), comm::SetInfoMsg{flags});
+    if (Status st = outbox_.send(r, comm::kControlTag, std::move(bytes)); !st && first) first = st;
+  }
+  return first;
+}
+
 Status Client::shutdown() {
   // Flush every device first, so that a late error is still reported, then release the
   // serving ranks. Ranks that serve nothing are released too: all of them wait in

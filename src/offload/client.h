@@ -60,6 +60,8 @@ class Client {
   Result<__tgt_target_table*> loadBinary(int id, const __tgt_device_image* image);
   Status launch(int id, void* entry, void** args, ptrdiff_t* offsets, const KernelArgsTy* ka, AsyncQueue& q);
   Status shutdown();
+  // __tgt_set_info_flag: every serving rank passes it to its stock plugins.
+  Status setInfoFlag(uint32_t flags);
   // After shutdown (at exit) no MPI call may be made; late calls are refused.
   bool isShutDown() const { return shutDown_.load(); }
 

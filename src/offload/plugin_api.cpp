@@ -262,6 +262,20 @@ FERRY_EXPORT int32_t __tgt_rtl_destroy_event(int32_t, void* event) {
   return abi::kOffloadSuccess;
 }
 
+FERRY_EXPORT void __tgt_rtl_set_info_flag(uint32_t flags) {
+  if (Client::instance())
+    if (Status st = client().setInfoFlag(flags); !st) log::warn(log::Offload, "set_info_flag: %s", st.message().c_str());
+}
+
+// Host memory needs no pinning for Ferry's transports (MPI and CMA take any address), so a
+// lock is the identity, as on the stock host plugin.
+FERRY_EXPORT int32_t __tgt_rtl_data_lock(int32_t, void* hostPtr, int64_t, void** lockedPtr) {
+  *lockedPtr = hostPtr;
+  return abi::kOffloadSuccess;
+}
+
+FERRY_EXPORT int32_t __tgt_rtl_data_unlock(int32_t, void*) { return abi::kOffloadSuccess; }
+
 FERRY_EXPORT int32_t __tgt_rtl_register_lib(__tgt_bin_desc*) {
   gRegisteredLibs.fetch_add(1);
   return abi::kOffloadSuccess;

@@ -19,15 +19,12 @@ std::atomic<int> gDevice{-1};
 std::vector<std::string>* gWhere = nullptr;
 char gPrefix[256];
 char gAbortNote[512];
-MPI_Comm gComm = MPI_COMM_NULL;
 
+// Rank 0 dies of the signal it got: the launcher then ends the job (and a serving rank that
+// outlives it notices within FERRY_TIMEOUT), and the job's status reports the crash.
 void onAbort(int sig) {
   (void)!write(STDERR_FILENO, gAbortNote, std::strlen(gAbortNote));
   signal(sig, SIG_DFL);
-  // End the whole job. MPI_Abort is not async-signal-safe, but this process is dying
-  // anyway; should MPI hang here, the alarm ends it.
-  alarm(5);
-  if (gComm != MPI_COMM_NULL) MPI_Abort(gComm, 128 + sig);
   raise(sig);
 }
 
@@ -56,8 +53,7 @@ void noteWait(const char* what, int device) {
 
 void clearWait() { gWhat.store(nullptr, std::memory_order_relaxed); }
 
-void installTerminationReport(const std::string& devices, std::vector<std::string> where, MPI_Comm comm) {
-  gComm = comm;
+void installTerminationReport(const std::string& devices, std::vector<std::string> where) {
   gWhere = new std::vector<std::string>(std::move(where));
   std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR offload: ", log::rank(),
                 log::hostName().c_str(), getpid());

@@ -3,8 +3,6 @@
 // survivors), rank 0 still says which operation on which device it was waiting for.
 #pragma once
 
-#include <mpi.h>
-
 #include <string>
 #include <vector>
 
@@ -16,10 +14,8 @@ void clearWait();
 // Installs SIGTERM/SIGINT/SIGHUP handlers that print the last noted wait, and a SIGABRT
 // handler that recalls the device table (libomptarget aborts on an unknown device or a
 // failed operation), then die of the same signal so that the exit status still tells the
-// launcher what happened. `devices` summarises the table, e.g. "2 devices (0-1) on ranks 1-2".
-// On SIGABRT the job is ended with MPI_Abort on `comm`, so that no serving rank outlives
-// rank 0 whatever the launcher's clean-up policy.
+// launcher what happened. `devices` summarises the table, e.g. "2 devices (0-1) on ranks 1-2";
 // `where` holds, per device, "device 0 (rank 1, host n1)".
-void installTerminationReport(const std::string& devices, std::vector<std::string> where, MPI_Comm comm);
+void installTerminationReport(const std::string& devices, std::vector<std::string> where);
 
 }  // namespace ferry::offload

@@ -46,6 +46,8 @@ class LocalDevice {
   virtual bool validRange(uint64_t addr, uint64_t len) const = 0;
   // The name of a kernel this device loaded ("" if unknown), for traces and reports.
   virtual std::string kernelName(uint64_t handle) const = 0;
+  // libomptarget's info flags (LIBOMPTARGET_INFO), for the stock plugin behind the device.
+  virtual void setInfoFlag(uint32_t flags) = 0;
 };
 
 }  // namespace ferry::service

@@ -30,6 +30,9 @@ class PluginBackend {
   Status launch(const comm::LaunchMsg& m);
   std::string kernelName(uint64_t handle) const;
   bool validGlobal(uint64_t addr, uint64_t len) const;
+  void setInfoFlag(uint32_t flags) {
+    if (plugin_->setInfoFlag) plugin_->setInfoFlag(flags);
+  }
 
  private:
   struct Kernel {

@@ -33,6 +33,7 @@ class PluginDevice final : public LocalDevice {
   Status read(void* dst, uint64_t src, uint64_t len) override;
   bool validRange(uint64_t addr, uint64_t len) const override;
   std::string kernelName(uint64_t handle) const override { return backend_.kernelName(handle); }
+  void setInfoFlag(uint32_t flags) override { backend_.setInfoFlag(flags); }
 
  private:
   PluginBackend backend_;

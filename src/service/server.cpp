@@ -99,6 +99,9 @@ Status Server::dispatch(const comm::Incoming& in) {
       return runBaseline(in.source, std::get<comm::BaselineMsg>(msg->body), msg->header.seq);
     case comm::MsgType::Batch:
       return dispatchBatch(in.source, std::get<comm::BatchMsg>(msg->body));
+    case comm::MsgType::SetInfo:
+      for (auto& d : devices_) d.dev->setInfoFlag(std::get<comm::SetInfoMsg>(msg->body).flags);
+      return {};
     case comm::MsgType::Reply:
     case comm::MsgType::Ping:
       log::error(log::Service, "unexpected %s message from rank %d on the control tag",

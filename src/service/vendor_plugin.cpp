@@ -42,6 +42,7 @@ Result<VendorPlugin*> VendorPlugin::open(const std::string& path) {
   }
   bind(h, "__tgt_rtl_init_plugin", p->initPlugin);
   bind(h, "__tgt_rtl_init_requires", p->initRequires);
+  bind(h, "__tgt_rtl_set_info_flag", p->setInfoFlag);
   if (p->initPlugin && p->initPlugin() != abi::kOffloadSuccess) {
     p->numDevices = 0;
     log::info(log::Service, "stock plugin %s: init_plugin failed; it contributes no device", path.c_str());

@@ -26,6 +26,7 @@ struct VendorPlugin {
   int32_t (*dataSubmit)(int32_t, void*, void*, int64_t) = nullptr;
   int32_t (*dataRetrieve)(int32_t, void*, void*, int64_t) = nullptr;
   int32_t (*launchKernel)(int32_t, void*, void**, ptrdiff_t*, KernelArgsTy*, __tgt_async_info*) = nullptr;
+  void (*setInfoFlag)(uint32_t) = nullptr;  // optional
 
   // Opens the plugin and counts its devices. A plugin that loads but finds no device (the
   // CUDA plugin on a machine without a GPU) is returned with numDevices == 0.

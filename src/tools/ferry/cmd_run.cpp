@@ -1,5 +1,10 @@
 // ferry run: start a program on N ranks with the offload plugin in place.
+#include <strings.h>
+
 #include <cstdio>
+#include <cstdlib>
+
+#include "platform/log.h"
 
 #include "tools/ferry/commands.h"
 #include "tools/ferry/launcher.h"
@@ -26,6 +31,13 @@ Command addRunCommand(CLI::App& app) {
       std::fprintf(stderr, "ferry run: no program given (ferry run -n 3 ./app)\n");
       return 2;
     }
+    // With offloading disabled libomptarget never loads the plugin, so every rank would run
+    // main: run one.
+    const char* offload = std::getenv("OMP_TARGET_OFFLOAD");
+    if (offload && strcasecmp(offload, "disabled") == 0 && spec->ranks != 1) {
+      log::info(log::Init, "OMP_TARGET_OFFLOAD=DISABLED: running 1 rank instead of %d", spec->ranks);
+      spec->ranks = 1;
+    }
     if (*pmpi) {
       auto lib = pmpiLibrary();
       if (!lib) {
@@ -44,9 +56,7 @@ Command addRunCommand(CLI::App& app) {
       std::printf("\n");
       return 0;
     }
-    Status st = execCommand(*argv);
-    std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());
-    return 127;
+    return runAndMirror(*argv);
   };
 }
 

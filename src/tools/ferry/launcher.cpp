@@ -1,8 +1,11 @@
 #include "tools/ferry/launcher.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -103,6 +106,35 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
   argv.insert(argv.end(), spec.launcherArgs.begin(), spec.launcherArgs.end());
   argv.insert(argv.end(), spec.program.begin(), spec.program.end());
   return argv;
+}
+
+int runAndMirror(const std::vector<std::string>& argv) {
+  pid_t child = fork();
+  if (child < 0) {
+    std::fprintf(stderr, "ferry run: fork failed: %s\n", std::strerror(errno));
+    return 127;
+  }
+  if (child == 0) {
+    Status st = execCommand(argv);
+    std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());
+    _exit(127);
+  }
+  // The launcher forwards Ctrl-C and the like to the job itself.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  int sig = code > 128 ? code - 128 : 0;
+  // Not SIGILL: Open MPI's launcher exits 132 when it cannot start the processes at all.
+  for (int crash : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGKILL}) {
+    if (sig != crash) continue;
+    std::fflush(nullptr);
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+  return code;
 }
 
 Status execCommand(const std::vector<std::string>& argv) {

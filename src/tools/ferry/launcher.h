@@ -31,6 +31,10 @@ struct LaunchSpec {
 Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec);
 // Replaces this process with the command (does not return on success).
 Status execCommand(const std::vector<std::string>& argv);
+// Runs the command and returns its exit status. When it ended as a process killed by a
+// crash signal ends (status 128 + signal, as launchers report a rank that died so), this
+// process dies of the same signal, so that shells and test drivers see the crash.
+int runAndMirror(const std::vector<std::string>& argv);
 // True when this process is itself a rank of an MPI job.
 bool underMpiLauncher();
 
