@@ -118,8 +118,13 @@ class Client {
   // Posts the receive for a reply that may carry `numValues` values and `inlineCapacity`
   // bytes of data (and, on error, a message of up to comm::kMaxReplyText).
   PendingReply& expectReply(AsyncQueue& q, int id, int tag, size_t numValues, size_t inlineCapacity, std::string what);
+  // Whether [addr, addr+len) is memory of device `id` (an allocation or a global).
+  bool holds(int id, uint64_t addr, uint64_t len) const;
   Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;
   Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
+  // The device whose memory holds [addr, addr+len) when that range is no memory of this
+  // process (see submit), or -1.
+  int remoteDeviceHolding(uint64_t addr, uint64_t len) const;
   Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);
   Status progress(AsyncQueue& q);
   Status requestSyncs(AsyncQueue& q);

@@ -1,9 +1,12 @@
 // Rank 0's data operations: allocation in remote device memory, and the three kinds of
 // transfer. Each picks its path from where the peer lives: inline in the control message
 // when small, CMA when the serving rank shares rank 0's node, pipelined MPI otherwise.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
+#include "comm/cma.h"
 #include "offload/client.h"
 #include "platform/config.h"
 #include "platform/log.h"
@@ -24,15 +27,34 @@ constexpr uint64_t kReleaseThreshold = 1 << 20;
 
 }  // namespace
 
-Status Client::checkRange(int id, uint64_t addr, uint64_t len, const char* op) const {
+bool Client::holds(int id, uint64_t addr, uint64_t len) const {
   RemoteDevice& d = *devices_[id];
-  if (len == 0) return {};
-  if (d.heap && d.heap->contains(addr, len)) return {};
+  if (len == 0) return true;
+  if (d.heap && d.heap->contains(addr, len)) return true;
   std::lock_guard lock(d.mutex);
-  if (insideBlock(d.globals, addr, len) || insideBlock(d.allocations, addr, len)) return {};
+  return insideBlock(d.globals, addr, len) || insideBlock(d.allocations, addr, len);
+}
+
+Status Client::checkRange(int id, uint64_t addr, uint64_t len, const char* op) const {
+  if (holds(id, addr, len)) return {};
   return Status(Errc::InvalidArgument, std::string(op) + " of " + parse::formatSize(len) + " at device address " +
                                            hex(addr) + " on " + where(id) +
                                            ": the range is not inside memory allocated on that device");
+}
+
+// Whether [addr, addr+len) is mapped in this process (a CMA read of ourselves says so
+// without a fault).
+static bool mappedHere(uint64_t addr, uint64_t len) {
+  uint8_t probe[1];
+  return comm::cmaRead(getpid(), addr, probe, 1).isOk() && comm::cmaRead(getpid(), addr + len - 1, probe, 1).isOk();
+}
+
+int Client::remoteDeviceHolding(uint64_t addr, uint64_t len) const {
+  for (int id = 0; id < numDevices(); ++id) {
+    if (devices_[id]->entry.rank != world_.rank() && holds(id, addr, len))
+      return mappedHere(addr, len) ? -1 : id;  // a host buffer may share the numbers of a remote range
+  }
+  return -1;
 }
 
 Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
@@ -73,7 +95,8 @@ Result<void*> Client::allocateOnServer(int id, int64_t size, int32_t kind) {
   if (addr.size() != 1 || addr[0] == 0) return Status(Errc::Protocol, "the allocation reply carries no address");
   RemoteDevice& d = *devices_[id];
   std::lock_guard lock(d.mutex);
-  d.allocations[addr[0]] = static_cast<uint64_t>(size ? size : 1);
+  // The serving rank allocates whole 64-byte granules (PluginDevice::kGranule).
+  d.allocations[addr[0]] = (static_cast<uint64_t>(std::max<int64_t>(size, 1)) + 63) / 64 * 64;
   return reinterpret_cast<void*>(addr[0]);
 }
 
@@ -113,6 +136,11 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
+  // libomptarget can name device memory as the "host" side (clang 16 lowers has_device_addr
+  // inside use_device_addr to a copy from the device address): that is a device-to-device
+  // copy, which the stock plugin gets right only because it shares one address space.
+  if (int from = remoteDeviceHolding(reinterpret_cast<uint64_t>(src), n); from >= 0)
+    return exchange(from, src, id, dst, size, q);
   const DeviceEntry& e = devices_[id]->entry;
   comm::SubmitMsg m;
   m.dst = reinterpret_cast<uint64_t>(dst);
@@ -144,6 +172,8 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
+  if (int to = remoteDeviceHolding(reinterpret_cast<uint64_t>(dst), n); to >= 0)
+    return exchange(id, src, to, dst, size, q);  // the "host" side is device memory (see submit)
   const DeviceEntry& e = devices_[id]->entry;
   comm::RetrieveMsg m;
   m.src = reinterpret_cast<uint64_t>(src);

@@ -11,14 +11,17 @@ PluginDevice::PluginDevice(VendorPlugin* plugin, int pluginDeviceId, DeviceKind 
       memory_(memoryBytes), description_(std::move(description)) {}
 
 Result<uint64_t> PluginDevice::allocate(uint64_t size, int32_t kind) {
+  // 64-byte granules, as rank 0's heap allocator gives: libomptarget may touch a whole
+  // pointer-sized word of a smaller object (has_device_addr), and both sides agree on extents.
+  size = (std::max<uint64_t>(size, 1) + kGranule - 1) / kGranule * kGranule;
   std::lock_guard lock(mutex_);
   if (memory_ && size > memory_ - allocated_)
     return Status(Errc::OutOfMemory, "allocation of " + parse::formatSize(size) + " does not fit: the device has " +
                                          parse::formatSize(memory_) + " of memory, " +
                                          parse::formatSize(memory_ - allocated_) + " free");
-  void* p = backend_.plugin().dataAlloc(backend_.id(), static_cast<int64_t>(size ? size : 1), nullptr, kind);
+  void* p = backend_.plugin().dataAlloc(backend_.id(), static_cast<int64_t>(size), nullptr, kind);
   if (!p) return Status(Errc::OutOfMemory, "the stock plugin could not allocate " + parse::formatSize(size));
-  allocations_[reinterpret_cast<uint64_t>(p)] = size ? size : 1;
+  allocations_[reinterpret_cast<uint64_t>(p)] = size;
   allocated_ += size;
   return reinterpret_cast<uint64_t>(p);
 }

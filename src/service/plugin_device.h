@@ -14,6 +14,7 @@ namespace ferry::service {
 
 class PluginDevice final : public LocalDevice {
  public:
+  static constexpr uint64_t kGranule = 64;  // allocations are whole granules
   PluginDevice(VendorPlugin* plugin, int pluginDeviceId, DeviceKind kind, uint64_t memoryBytes,
                std::string description);
 
