@@ -8,7 +8,7 @@
 namespace ferry::comm {
 namespace {
 
-constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::SetInfo);
+constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Output);
 
 void putData(WireWriter& w, const DataDesc& d) {
   w.put<uint8_t>(static_cast<uint8_t>(d.mode)).put(d.size).put(d.peer).put(d.tag).put(d.chunk).put(d.remoteAddr);
@@ -66,7 +66,7 @@ struct BodyEncoder {
   void operator()(const PingMsg& m) { w.put(m.replyTag); }
   void operator()(const ShutdownMsg&) {}
   void operator()(const ReplyMsg& m) {
-    w.put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message);
+    w.put<uint8_t>(static_cast<uint8_t>(m.code)).put(m.outputMark).str(m.message);
     w.put<uint32_t>(static_cast<uint32_t>(m.values.size()));
     w.bytes(m.values.data(), m.values.size() * sizeof(uint64_t));
     w.put<uint64_t>(inlineLen).bytes(inlineBytes, inlineLen);
@@ -74,6 +74,7 @@ struct BodyEncoder {
   void operator()(const RtrMsg& m) { w.put(m.xfer).put(m.dstAddr).put(m.size); }
   void operator()(const FinMsg& m) { w.put(m.xfer).put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message); }
   void operator()(const SetInfoMsg& m) { w.put(m.flags); }
+  void operator()(const OutputMsg& m) { w.put(m.mark).put(m.len).bytes(m.text, m.len); }
   void operator()(const BatchMsg& m) {
     w.put<uint32_t>(static_cast<uint32_t>(m.items.size()));
     for (const auto& [bytes, len] : m.items) w.put<uint32_t>(static_cast<uint32_t>(len)).bytes(bytes, len);
@@ -175,7 +176,8 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
       ReplyMsg m;
       uint32_t n = 0;
       const uint8_t* vals = nullptr;
-      if (!decodeErrc(r, m.code) || !r.str(m.message, 16384) || !r.get(n) || n > kMaxControlMessage / 8 ||
+      if (!decodeErrc(r, m.code) || !r.get(m.outputMark) || !r.str(m.message, 16384) || !r.get(n) ||
+          n > kMaxControlMessage / 8 ||
           !r.view(vals, n * sizeof(uint64_t)) || !r.get(m.inlineSize) || m.inlineSize > r.remaining() ||
           !r.view(m.inlineBytes, static_cast<size_t>(m.inlineSize)))
         return false;
@@ -187,6 +189,12 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
     case MsgType::Rtr: {
       RtrMsg m;
       if (!r.get(m.xfer) || !r.get(m.dstAddr) || !r.get(m.size)) return false;
+      out = m;
+      return true;
+    }
+    case MsgType::Output: {
+      OutputMsg m;
+      if (!r.get(m.mark) || !r.get(m.len) || m.len > kMaxOutputChunk || !r.view(m.text, m.len)) return false;
       out = m;
       return true;
     }
@@ -249,6 +257,7 @@ const char* msgTypeName(MsgType t) {
     case MsgType::Baseline: return "baseline";
     case MsgType::Batch: return "batch";
     case MsgType::SetInfo: return "set_info";
+    case MsgType::Output: return "output";
   }
   return "unknown";
 }
@@ -269,12 +278,13 @@ std::vector<uint8_t> encode(MsgType type, uint32_t device, uint64_t seq, const B
   return out;
 }
 
-std::vector<uint8_t> encodeOkReply(uint64_t seq) {
+std::vector<uint8_t> encodeOkReply(uint64_t seq, uint64_t outputMark) {
   // Leaked on purpose: the plugin still replies from an atexit handler, after static
   // destructors registered later than it have run.
   static const auto* kTemplate = new std::vector<uint8_t>(encode(MsgType::Reply, kNoDevice, 0, ReplyMsg{}));
   std::vector<uint8_t> out = *kTemplate;
   std::memcpy(out.data() + offsetof(Header, seq), &seq, sizeof seq);
+  std::memcpy(out.data() + kHeaderSize + 1, &outputMark, sizeof outputMark);  // after the code byte
   return out;
 }
 

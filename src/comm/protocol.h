@@ -14,7 +14,7 @@
 namespace ferry::comm {
 
 inline constexpr uint32_t kMagic = 0x59525246;  // "FRRY" little-endian
-inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint16_t kProtocolVersion = 2;  // 2: replies carry an output mark
 inline constexpr size_t kHeaderSize = 32;
 // Every control message fits in this many bytes; servers pre-post receives of this size.
 inline constexpr size_t kMaxControlMessage = 64 * 1024;
@@ -52,6 +52,7 @@ enum class MsgType : uint16_t {
   Baseline,  // run a raw MPI baseline with a peer (benchmarks; devices must be idle)
   Batch,     // several control messages to one rank, delivered in order
   SetInfo,   // __tgt_set_info_flag, passed on to the serving rank's stock plugins
+  Output,    // what kernels wrote to stdout on a serving rank, for rank 0 to print
 };
 const char* msgTypeName(MsgType t);
 
@@ -119,6 +120,14 @@ struct ExchangeMsg {  // ExchangeSend: addr is the source; ExchangeRecv: the des
   uint64_t addr = 0;
   DataDesc data;
 };
+// Kernel arguments that stand for the C streams: a region that uses stdout or stderr gets
+// the host's FILE*, which means nothing in another process, so rank 0 sends these tokens
+// (kernel-space addresses, never a user pointer) and the serving rank puts its own FILE*s
+// in their place.
+inline constexpr uint64_t kStdinToken = 0xffffffffffffff01ull;
+inline constexpr uint64_t kStdoutToken = 0xffffffffffffff02ull;
+inline constexpr uint64_t kStderrToken = 0xffffffffffffff03ull;
+
 struct LaunchMsg {
   uint64_t kernel = 0;  // handle from the LoadImage reply
   uint32_t numTeams = 0;
@@ -133,6 +142,7 @@ struct PingMsg { int32_t replyTag = 0; };
 struct ShutdownMsg {};
 struct ReplyMsg {
   Errc code = Errc::Ok;
+  uint64_t outputMark = 0;         // device output sent to this rank before this reply (bytes)
   std::string message;             // error text, with the server's context
   std::vector<uint64_t> values;    // e.g. LoadImage: one address per entry
   const uint8_t* inlineBytes = nullptr;
@@ -143,6 +153,18 @@ struct RtrMsg {
   uint64_t dstAddr = 0;
   uint64_t size = 0;
 };
+// Device stdout on its way to rank 0 (tag kOutputTag); `mark` counts every byte sent so far,
+// this chunk included. Chunks stay small enough to travel eagerly on common transports
+// (Open MPI's shared-memory eager limit is 4 KiB): the receiver takes them after the reply
+// that announces them, when the serving rank may be busy in its next kernel and unable to
+// progress a rendezvous.
+struct OutputMsg {
+  uint64_t mark = 0;
+  const uint8_t* text = nullptr;
+  uint64_t len = 0;
+};
+inline constexpr int kOutputTag = 5;
+inline constexpr size_t kMaxOutputChunk = 3 * 1024;
 struct SetInfoMsg {
   uint32_t flags = 0;
 };
@@ -167,7 +189,7 @@ struct FinMsg {
 };
 
 using Body = std::variant<InitDeviceMsg, LoadImageMsg, AllocMsg, FreeMsg, SubmitMsg, RetrieveMsg, ExchangeMsg, LaunchMsg,
-                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg, SetInfoMsg>;
+                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg, SetInfoMsg, OutputMsg>;
 
 struct Message {
   Header header;
@@ -181,7 +203,7 @@ std::vector<uint8_t> encode(MsgType type, uint32_t device, uint64_t seq, const B
                             const void* inlineBytes = nullptr, size_t inlineLen = 0);
 
 // A Reply with code Ok and nothing else: the most frequent message, built from a template.
-std::vector<uint8_t> encodeOkReply(uint64_t seq);
+std::vector<uint8_t> encodeOkReply(uint64_t seq, uint64_t outputMark = 0);
 
 // Decodes and validates. Pointers in the result refer into `buf`.
 Result<Message> decode(const uint8_t* buf, size_t len);

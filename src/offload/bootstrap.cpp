@@ -21,6 +21,7 @@
 #include "service/crash_report.h"
 #include "service/discovery.h"
 #include "service/image_hooks.h"
+#include "service/output_capture.h"
 #include "service/server.h"
 
 namespace ferry::offload {
@@ -85,6 +86,11 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
   {
     service::Server server(*rt.world, std::move(devices));
     server.setGlobalIds(std::move(globalIds));
+    if (config().text(Knob::DeviceOutput) == "ordered") {
+      auto capture = service::OutputCapture::start();
+      if (capture) server.forwardOutput(std::move(capture.value()));
+      else log::warn(log::Service, "device output goes to this rank's stdout: %s", capture.status().message().c_str());
+    }
     st = server.run();
   }  // the server is gone (its receives cancelled) before MPI_Finalize
   if (!st) {

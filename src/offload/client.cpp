@@ -2,6 +2,7 @@
 #include "offload/host_image.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "comm/mpi_check.h"
@@ -21,7 +22,7 @@ Client* Client::instance() { return gClient; }
 void Client::setInstance(Client* c) { gClient = c; }
 
 Client::Client(comm::World& world, DeviceTable table)
-    : world_(world), table_(std::move(table)), outbox_(world.comm()) {
+    : world_(world), table_(std::move(table)), outbox_(world.comm()), output_(world.comm(), world.size()) {
   tags_.setUpperBound(world.tagUpperBound());
   for (const auto& e : table_.entries()) {
     hasGpus_ |= e.kind == service::DeviceKind::Gpu;
@@ -205,6 +206,15 @@ Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image*
   return out;
 }
 
+// A region that uses a C stream receives the host's FILE*, which means nothing in another
+// process; see comm::kStdoutToken.
+static uint64_t streamToken(void* arg) {
+  if (arg == static_cast<void*>(stdout)) return comm::kStdoutToken;
+  if (arg == static_cast<void*>(stderr)) return comm::kStderrToken;
+  if (arg == static_cast<void*>(stdin)) return comm::kStdinToken;
+  return reinterpret_cast<uint64_t>(arg);
+}
+
 Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, const KernelArgsTy* ka, AsyncQueue& q) {
   auto* k = static_cast<KernelRef*>(entry);
   if (!k || k->device != id)
@@ -222,7 +232,7 @@ Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, cons
   m.args.resize(ka->NumArgs);
   m.offsets.resize(ka->NumArgs);
   for (uint32_t i = 0; i < ka->NumArgs; ++i) {
-    m.args[i] = reinterpret_cast<uint64_t>(args[i]);
+    m.args[i] = streamToken(args[i]);
     m.offsets[i] = offsets ? static_cast<int64_t>(offsets[i]) : 0;
   }
   counters_.kernelsLaunched.fetch_add(1, std::memory_order_relaxed);

@@ -15,6 +15,7 @@
 #include "comm/world.h"
 #include "offload/async_queue.h"
 #include "offload/device_allocator.h"
+#include "offload/device_output.h"
 #include "offload/device_table.h"
 #include "offload/image_router.h"
 #include "service/image.h"
@@ -144,6 +145,7 @@ class Client {
   OffloadCounters counters_;
   std::atomic<bool> shutDown_{false};
   ImageRouter router_;
+  DeviceOutput output_;
   bool hasGpus_ = false;
 };
 

@@ -20,12 +20,14 @@ void record(AsyncQueue& q, Status st) {
   if (!st.isOk() && q.error.isOk()) q.error = std::move(st);
 }
 
-// Applies an arrived reply; returns its status.
-Status applyReply(PendingReply& r, int count) {
+// Applies an arrived reply; returns its status. Device output the serving rank sent before
+// the reply is printed first, in the order the program produced it.
+Status applyReply(PendingReply& r, int count, DeviceOutput& output) {
   auto msg = comm::decode(r.buf.get(), static_cast<size_t>(count));
   if (!msg) return msg.takeStatus();
   auto* reply = std::get_if<comm::ReplyMsg>(&msg->body);
   if (!reply) return Status(Errc::Protocol, "expected a reply, got " + std::string(comm::msgTypeName(msg->header.type)));
+  if (Status st = output.catchUp(r.peer, reply->outputMark); !st) return st;
   if (reply->code != Errc::Ok) return Status(reply->code, reply->message);
   if (r.copyTo) {
     if (reply->inlineSize != r.copyLen)
@@ -50,7 +52,7 @@ Status Client::progress(AsyncQueue& q) {
         r->replied = true;
         if (st) {
           MPI_Get_count(&status, MPI_BYTE, &count);
-          st = applyReply(*r, count);
+          st = applyReply(*r, count, output_);
         }
         r->status = st;
         if (!st) r->pipe.reset();  // the data will not come

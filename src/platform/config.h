@@ -34,6 +34,7 @@ enum class Knob : uint16_t {
   PipelineDepth,
   Shm,
   Trace,
+  DeviceOutput,
   // Collectives (src/coll; docs/collectives.md).
   CollMode,
   CollMinSize,

@@ -47,10 +47,14 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::Shm, "FERRY_SHM", KnobType::Enum, "auto", "auto|cma|off", 0, 0, "shm",
      "Same-node data path: cma (process_vm_readv/writev, single copy), off (MPI), or auto "
      "(cma when the kernel allows it, else MPI)"},
-    // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
     {Knob::Trace, "FERRY_TRACE", KnobType::String, "", nullptr, 0, 0, "trace",
      "Write one Chrome-trace timeline (JSON, viewable in Perfetto) merged across all ranks to this "
      "file: transfers with their bytes, kernels with their names, allocations and waits"},
+    {Knob::DeviceOutput, "FERRY_DEVICE_OUTPUT", KnobType::Enum, "ordered", "ordered|direct", 0, 0, "offload",
+     "What target regions print on serving ranks: ordered (sent to rank 0 and printed there, in "
+     "program order with the host's output, as without Ferry) or direct (the serving rank's own "
+     "stdout, forwarded by the launcher whenever it gets to it)"},
+    // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
      "every call it supports, whatever the size), off (always the MPI library)"},

@@ -3,6 +3,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "platform/config.h"
 #include "platform/log.h"
@@ -52,6 +55,21 @@ Status discoverGpus(std::vector<std::unique_ptr<LocalDevice>>& devices) {
   return {};
 }
 
+// OMP_NUM_THREADS in a serving rank's environment sizes its kernels, as it sizes the stock
+// host plugin's regions; 0 when it is unset (Ferry's share of the node then applies).
+int userKernelThreads() {
+  const char* v = std::getenv("OMP_NUM_THREADS");
+  if (!v || !*v) return 0;
+  // libomp reads a list (one entry per nesting level); the first is the kernels' level.
+  std::string first(v, std::strcspn(v, ","));
+  auto n = parse::integer(first);
+  if (!n || *n < 1 || *n > 1 << 16) {
+    log::warn(log::Service, "OMP_NUM_THREADS=%s is not a positive thread count; kernels use Ferry's share of the node", v);
+    return 0;
+  }
+  return static_cast<int>(*n);
+}
+
 }  // namespace
 
 Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servingRanksOnNode) {
@@ -73,7 +91,8 @@ Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servi
   const NodeTopology& topo = nodeTopology();
   uint64_t memory = config().size(Knob::DeviceMemory);
   if (memory == 0) memory = topo.memoryBytes / static_cast<uint64_t>(std::max(1, servingRanksOnNode * n));
-  int threads = kernelThreads(topo, servingRanksOnNode, n);
+  int threads = userKernelThreads();
+  if (threads == 0) threads = kernelThreads(topo, servingRanksOnNode, n);
   for (int i = 0; i < n; ++i) {
     if (config().flag(Knob::CpuStaging)) {
       devices.push_back(std::make_unique<PluginDevice>(

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -120,6 +121,20 @@ Status PluginBackend::launch(const comm::LaunchMsg& m) {
   if (!k) return Status(Errc::NotFound, "kernel handle " + hex(m.kernel) + " was not issued by " + label_);
   setActivity(k->activity.c_str());
   auto* args = reinterpret_cast<void**>(const_cast<uint64_t*>(m.args.data()));
+  // Stream tokens (comm::kStdoutToken) become this process's streams; copied only if any.
+  std::vector<void*> translated;
+  for (size_t i = 0; i < m.args.size(); ++i) {
+    void* stream = m.args[i] == comm::kStdoutToken   ? static_cast<void*>(stdout)
+                   : m.args[i] == comm::kStderrToken ? static_cast<void*>(stderr)
+                   : m.args[i] == comm::kStdinToken  ? static_cast<void*>(stdin)
+                                                     : nullptr;
+    if (!stream) continue;
+    if (translated.empty()) {
+      translated.assign(args, args + m.args.size());
+      args = translated.data();
+    }
+    args[i] = stream;
+  }
   auto* offsets = reinterpret_cast<ptrdiff_t*>(const_cast<int64_t*>(m.offsets.data()));
   KernelArgsTy ka{};
   ka.Version = 2;

@@ -1,5 +1,6 @@
 #include "service/server.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "comm/liveness.h"
@@ -174,10 +175,18 @@ Status Server::runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq)
 
 Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values,
                      const void* data, size_t len) {
+  uint64_t mark = 0;
+  if (capture_) {
+    // A reply is where the issuer may print: everything written so far goes first, including
+    // what bypassed stdio (write(1), the CUDA printf buffer), at the cost of one lseek.
+    sendOutput(client, true);
+    mark = outputSent_[client];
+  }
   if (st.isOk() && values.empty() && len == 0)
-    return outbox_.send(client, tag, comm::encodeOkReply(seq));  // the common case, prebuilt
+    return outbox_.send(client, tag, comm::encodeOkReply(seq, mark));  // the common case, prebuilt
   comm::ReplyMsg r;
   r.code = st.code();
+  r.outputMark = mark;
   r.message = st.message();
   if (r.message.size() > comm::kMaxReplyText) {  // the issuer's receive is sized for this much
     r.message.resize(comm::kMaxReplyText - 16);
@@ -186,6 +195,20 @@ Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::v
   r.values = std::move(values);
   r.inlineSize = len;
   return outbox_.send(client, tag, comm::encode(comm::MsgType::Reply, comm::kNoDevice, seq, r, data, len));
+}
+
+void Server::sendOutput(int client, bool thorough) {
+  if (!capture_) return;
+  capture_->take(outputPending_, thorough);
+  uint64_t& sent = outputSent_[client];
+  for (size_t at = 0; at < outputPending_.size(); at += comm::kMaxOutputChunk) {
+    size_t len = std::min(comm::kMaxOutputChunk, outputPending_.size() - at);
+    sent += len;
+    comm::OutputMsg m{sent, reinterpret_cast<const uint8_t*>(outputPending_.data() + at), len};
+    Status st = outbox_.send(client, comm::kOutputTag, comm::encode(comm::MsgType::Output, comm::kNoDevice, 0, m));
+    if (!st) log::error(log::Service, "device output for rank %d is lost: %s", client, st.message().c_str());
+  }
+  outputPending_.clear();
 }
 
 Status Server::sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size) {

@@ -17,6 +17,7 @@
 #include "service/image.h"
 #include "service/local_device.h"
 #include "service/op.h"
+#include "service/output_capture.h"
 #include "service/worker.h"
 
 namespace ferry::service {
@@ -33,6 +34,8 @@ class Server {
   // The job-wide number of each local device, for what kernels ask (image_hooks.h).
   void setGlobalIds(std::vector<int> ids) { globalIds_ = std::move(ids); }
   LocalDevice& device(size_t i) { return *devices_[i].dev; }
+  // Sends what kernels print to the issuer, in order with its replies (output_capture.h).
+  void forwardOutput(std::unique_ptr<OutputCapture> capture) { capture_ = std::move(capture); }
 
  private:
   struct DeviceState {
@@ -54,6 +57,8 @@ class Server {
   Status runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq);
   Status sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size);
   Status sendFin(int dstRank, int32_t xfer, const Status& st);
+  // Sends the output kernels wrote since the last call to `client`, ahead of its next reply.
+  void sendOutput(int client, bool thorough);
 
   // stream.cpp: the per-device stream.
   bool advance(uint32_t dev);
@@ -101,6 +106,9 @@ class Server {
   std::set<XferKey> abandonedSends_;  // failed sends whose late Rtr is to be dropped
   bool shutdown_ = false;
   std::vector<int> globalIds_;
+  std::unique_ptr<OutputCapture> capture_;  // serving ranks other than 0 only
+  std::map<int, uint64_t> outputSent_;      // per issuer: bytes of output sent so far
+  std::string outputPending_;
 };
 
 }  // namespace ferry::service

@@ -143,7 +143,7 @@ TEST(Protocol, ForeignAndOtherVersionMessages) {
   msg = decode(bad.data(), bad.size());
   ASSERT_FALSE(msg.isOk());
   EXPECT_EQ(msg.status().code(), Errc::VersionMismatch);
-  EXPECT_NE(msg.status().message().find("version 2"), std::string::npos);
+  EXPECT_NE(msg.status().message().find("version " + std::to_string(kProtocolVersion + 1)), std::string::npos);
 
   bad = bytes;
   uint16_t t = 999;
@@ -242,6 +242,36 @@ TEST(Protocol, BatchCarriesMessagesInOrder) {
   // An item claiming more bytes than the batch holds is refused.
   uint32_t lie = 1000;
   std::memcpy(bytes.data() + kHeaderSize + 4, &lie, sizeof lie);
+  EXPECT_FALSE(decode(bytes.data(), bytes.size()).isOk());
+}
+}  // namespace
+}  // namespace ferry::comm
+
+namespace ferry::comm {
+namespace {
+TEST(Protocol, PrebuiltOkReplyCarriesTheOutputMark) {
+  ReplyMsg r;
+  r.outputMark = 0x1122334455ull;
+  EXPECT_EQ(encodeOkReply(7, r.outputMark), encode(MsgType::Reply, kNoDevice, 7, r));
+  auto bytes = encodeOkReply(7, 99);
+  auto msg = decode(bytes.data(), bytes.size());
+  ASSERT_TRUE(msg.isOk()) << msg.status().message();
+  EXPECT_EQ(std::get<ReplyMsg>(msg->body).outputMark, 99u);
+}
+
+TEST(Protocol, OutputChunkRoundTripsAndOversizeIsRejected) {
+  std::string text = "hello from device 3\n";
+  OutputMsg m{123, reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+  auto bytes = encode(MsgType::Output, kNoDevice, 0, m);
+  auto msg = decode(bytes.data(), bytes.size());
+  ASSERT_TRUE(msg.isOk()) << msg.status().message();
+  const auto& out = std::get<OutputMsg>(msg->body);
+  EXPECT_EQ(out.mark, 123u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(out.text), out.len), text);
+
+  std::string big(kMaxOutputChunk + 1, 'x');
+  OutputMsg tooBig{1, reinterpret_cast<const uint8_t*>(big.data()), big.size()};
+  bytes = encode(MsgType::Output, kNoDevice, 0, tooBig);
   EXPECT_FALSE(decode(bytes.data(), bytes.size()).isOk());
 }
 }  // namespace

@@ -99,8 +99,10 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
     // Local ranks inherit the environment; -x carries it to other nodes too.
     argv.insert(argv.end(), {"-x", "LD_LIBRARY_PATH"});
     if (!spec.preload.empty()) argv.insert(argv.end(), {"-x", "LD_PRELOAD"});
+    // OMP_* too: OMP_NUM_THREADS, say, sizes the kernels of serving ranks.
     for (char** e = environ; *e; ++e)
-      if (std::strncmp(*e, "FERRY_", 6) == 0) argv.insert(argv.end(), {"-x", std::string(*e).substr(0, std::strchr(*e, '=') - *e)});
+      if (std::strncmp(*e, "FERRY_", 6) == 0 || std::strncmp(*e, "OMP_", 4) == 0)
+        argv.insert(argv.end(), {"-x", std::string(*e).substr(0, std::strchr(*e, '=') - *e)});
   }
   argv.insert(argv.end(), {"-n", std::to_string(spec.ranks)});
   argv.insert(argv.end(), spec.launcherArgs.begin(), spec.launcherArgs.end());

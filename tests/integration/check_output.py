@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Runs a command and checks its numbered stdout lines (device_output.c).
+
+Lines "seq N ..." must be N = 0, 1, 2, ... in that order, as many as the program's closing
+"lines N" says (with --any-order: that many lines, in any order). Other lines (the
+launcher's, the program's summary) are ignored.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--any-order", action="store_true")
+    ap.add_argument("--stderr-has", default=None, help="text that must appear on stderr")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command and a.command[0] == "--" else a.command
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=150)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    problems = []
+    if p.returncode != 0:
+        problems.append(f"exit status {p.returncode}")
+    seqs = [int(m.group(1)) for m in re.finditer(r"^seq (\d+) ", p.stdout, re.M)]
+    total = re.search(r"^lines (\d+)$", p.stdout, re.M)
+    if not total:
+        problems.append("no closing 'lines N' line")
+    elif a.any_order:
+        # Unordered, the launcher may splice one rank's text into the middle of another's
+        # line, even between "seq" and its number: only the count of lines is certain.
+        starts = p.stdout.count("seq ")
+        if starts != int(total.group(1)):
+            problems.append(f"{starts} numbered lines, {total.group(1)} expected")
+    else:
+        want = list(range(int(total.group(1))))
+        got = seqs
+        if got != want:
+            first_bad = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
+            problems.append(f"{len(seqs)} numbered lines, {len(want)} expected; first difference at "
+                            f"position {first_bad}: {got[first_bad:first_bad + 5]}")
+    if a.stderr_has is not None and a.stderr_has not in p.stderr:
+        problems.append(f"stderr lacks {a.stderr_has!r}")
+    for pr in problems:
+        print("FAIL check_output:", pr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
