@@ -103,6 +103,16 @@ static bool queueComplete(const AsyncQueue& q) {
   return true;
 }
 
+// Whether bytes of rank 0's own are on an MPI pipeline: its next chunks go out (or are
+// received) only while rank 0 polls, so the wait must not sleep (docs/performance.md,
+// map bandwidth: sleeping cost up to half of it).
+static bool ownTransferInFlight(const AsyncQueue& q) {
+  if (!q.sends.empty()) return true;
+  for (const auto& r : q.replies)
+    if (r->pipe) return true;
+  return false;
+}
+
 int Client::frontDevice(const AsyncQueue& q) const {
   return !q.replies.empty() ? q.replies.front()->device : q.sends.front()->device;
 }
@@ -148,7 +158,8 @@ Status Client::wait(AsyncQueue& q, const char* what) {
       backoff.reset();
       continue;
     }
-    backoff.idle();
+    if (ownTransferInFlight(q)) backoff.idleWithoutSleep();
+    else backoff.idle();
     if (!backoff.pastSpin()) continue;
     if (Status st = watchPeer(q, what); !st) {
       record(q, st);

@@ -26,6 +26,13 @@ void Backoff::reset() {
   spun_ = false;
 }
 
+void Backoff::idleWithoutSleep() {
+  uint32_t cap = maxSleepUs_;
+  maxSleepUs_ = 0;
+  idle();
+  maxSleepUs_ = cap;
+}
+
 void Backoff::idle() {
   if (!spun_) {
     if (++polls_ % kPollsPerClockRead != 1) return;  // spinning; check the clock now and then

@@ -18,6 +18,9 @@ class Backoff {
   Backoff();  // uses FERRY_SPIN_TIME
   // Call after each poll that found nothing to do.
   void idle();
+  // The same, for a wait whose own transfer advances only while this thread polls (an MPI
+  // pipeline's next chunk): it yields but never sleeps, since a sleep stalls the bytes.
+  void idleWithoutSleep();
   // Call after each poll that made progress: the next wait starts hot again.
   void reset();
   // Whether the wait has outlasted the spin phase: latency no longer matters, so this is

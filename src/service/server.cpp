@@ -62,9 +62,11 @@ Status Server::run() {
       if (Status rel = inbox_.release(**in); !rel) return rel;
     }
     bool busy = false;
+    bool pumping = false;  // an MPI pipeline of this rank's is moving bytes
     for (uint32_t d = 0; d < devices_.size(); ++d) {
       progressed |= advance(d);
       busy |= !devices_[d].ops.empty();
+      for (const auto& op : devices_[d].ops) pumping |= op->pipe.has_value();
     }
     if (Status st = outbox_.reap(); !st) return st;
     if (shutdown_ && !busy && outbox_.pending() == 0) {
@@ -74,6 +76,7 @@ Status Server::run() {
     if (issuer && backoff.pastSpin())
       if (Status st = issuer->poll("commands from rank 0"); !st) return st;
     if (progressed) backoff.reset();
+    else if (pumping) backoff.idleWithoutSleep();  // its next chunk waits for this poll
     else backoff.idle();
   }
 }
@@ -178,9 +181,13 @@ Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::v
   uint64_t mark = 0;
   if (capture_) {
     // A reply is where the issuer may print: everything written so far goes first, including
-    // what bypassed stdio (write(1), the CUDA printf buffer), at the cost of one lseek.
-    sendOutput(client, true);
-    mark = outputSent_[client];
+    // what bypassed stdio (write(1), the CUDA printf buffer), at the cost of one lseek when
+    // a kernel has run since the last look.
+    if (outputUnchecked_) {
+      sendOutput(client, true);
+      outputUnchecked_ = false;
+    }
+    mark = outputSent_[static_cast<size_t>(client)];
   }
   if (st.isOk() && values.empty() && len == 0)
     return outbox_.send(client, tag, comm::encodeOkReply(seq, mark));  // the common case, prebuilt
@@ -200,7 +207,7 @@ Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::v
 void Server::sendOutput(int client, bool thorough) {
   if (!capture_) return;
   capture_->take(outputPending_, thorough);
-  uint64_t& sent = outputSent_[client];
+  uint64_t& sent = outputSent_[static_cast<size_t>(client)];
   for (size_t at = 0; at < outputPending_.size(); at += comm::kMaxOutputChunk) {
     size_t len = std::min(comm::kMaxOutputChunk, outputPending_.size() - at);
     sent += len;

@@ -35,7 +35,10 @@ class Server {
   void setGlobalIds(std::vector<int> ids) { globalIds_ = std::move(ids); }
   LocalDevice& device(size_t i) { return *devices_[i].dev; }
   // Sends what kernels print to the issuer, in order with its replies (output_capture.h).
-  void forwardOutput(std::unique_ptr<OutputCapture> capture) { capture_ = std::move(capture); }
+  void forwardOutput(std::unique_ptr<OutputCapture> capture) {
+    capture_ = std::move(capture);
+    outputSent_.assign(static_cast<size_t>(world_.size()), 0);
+  }
 
  private:
   struct DeviceState {
@@ -107,8 +110,9 @@ class Server {
   bool shutdown_ = false;
   std::vector<int> globalIds_;
   std::unique_ptr<OutputCapture> capture_;  // serving ranks other than 0 only
-  std::map<int, uint64_t> outputSent_;      // per issuer: bytes of output sent so far
+  std::vector<uint64_t> outputSent_;        // per issuer rank: bytes of output sent so far
   std::string outputPending_;
+  bool outputUnchecked_ = false;  // code ran since the last full look (raw writes possible)
 };
 
 }  // namespace ferry::service
