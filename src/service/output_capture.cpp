@@ -32,8 +32,9 @@ OutputCapture::~OutputCapture() { stop(); }
 
 void OutputCapture::take(std::string& out, bool thorough) {
   if (file_ < 0) return;
-  if (!thorough && __fpending(stdout) == 0) return;
-  std::fflush(stdout);
+  bool buffered = __fpending(stdout) > 0;
+  if (!thorough && !buffered) return;
+  if (buffered) std::fflush(stdout);
   off_t end = lseek(file_, 0, SEEK_CUR);  // descriptor 1 shares this offset
   if (end <= readPos_) return;
   size_t have = out.size();

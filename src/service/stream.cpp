@@ -103,6 +103,7 @@ Status Server::withWhere(uint32_t dev, const Op& op, Status st) const {
 void Server::finishHeavy(uint32_t dev, Op& op, Status st) {
   // What the kernel printed through stdio goes out now, ahead of whichever reply confirms
   // the kernel (reply() then takes the rest; see output_capture.h).
+  outputUnchecked_ = true;
   sendOutput(op.client, false);
   if (auto* m = std::get_if<comm::LaunchMsg>(&op.body); m && m->replyTag) {
     // Everything before a kernel finished before it started, so this reply confirms all of it.

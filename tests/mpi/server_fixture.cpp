@@ -95,13 +95,21 @@ comm::ReplyMsg RawClient::awaitReply(int rank, int tag, std::vector<uint8_t>& st
     MPI_Cancel(&req);
     MPI_Request_free(&req);
     ADD_FAILURE() << "no reply from rank " << rank << " on tag " << tag << " within 10 s";
-    return comm::ReplyMsg{Errc::Timeout, 0, "no reply"};
+    comm::ReplyMsg timedOut;
+    timedOut.code = Errc::Timeout;
+    timedOut.message = "no reply";
+    return timedOut;
   }
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   auto msg = comm::decode(storage.data(), static_cast<size_t>(count));
   EXPECT_TRUE(msg.isOk()) << msg.status().message();
-  if (!msg.isOk()) return comm::ReplyMsg{Errc::Protocol, 0, msg.status().message()};
+  if (!msg.isOk()) {
+    comm::ReplyMsg bad;
+    bad.code = Errc::Protocol;
+    bad.message = msg.status().message();
+    return bad;
+  }
   return std::get<comm::ReplyMsg>(msg->body);
 }
 

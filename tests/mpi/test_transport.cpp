@@ -139,7 +139,9 @@ TEST(Cma, ReadsAndWritesAPeersMemory) {
     ASSERT_TRUE(cmaWrite(w.peer(0).pid, addrs[0] + 4096, mine.data(), mine.size()).isOk());
   }
   MPI_Barrier(w.comm());
-  if (w.rank() == 0) EXPECT_EQ(std::vector<uint8_t>(buf.begin() + 4096, buf.begin() + 8192), pattern(4096, 42));
+  if (w.rank() == 0) {
+    EXPECT_EQ(std::vector<uint8_t>(buf.begin() + 4096, buf.begin() + 8192), pattern(4096, 42));
+  }
   // A bad address is an error with the address and pid in it, not a crash.
   Status st = cmaRead(w.peer(0).pid, 8, buf.data(), 16);
   EXPECT_FALSE(st.isOk());
