@@ -4,10 +4,13 @@
 
 markdown_tables.py offload DIR/offload.csv [--sizes 1,64,1024,...]
 markdown_tables.py targets DIR/offload_targets.csv
-markdown_tables.py xs DIR/xs_scaling.csv"""
+markdown_tables.py xs DIR/xs_scaling.csv
+markdown_tables.py coll DIR   (the per-layout CSVs of bench/coll/run_allreduce.sh)"""
 import argparse
 import csv
+import glob
 import math
+import os
 
 DEFAULT_SIZES = [1, 64, 1024, 8192, 65536, 262144, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
 
@@ -83,14 +86,42 @@ def xs(path):
           f"weak {', '.join(r['weak_checksum'] for r in rows)}.")
 
 
+def coll(directory, sizes):
+    """Speed-up (library / Ferry in auto mode) per size and layout, then the issue's targets."""
+    layouts = {}
+    for path in sorted(glob.glob(os.path.join(directory, "*.csv"))):
+        with open(path) as f:
+            layouts[os.path.basename(path)[:-4]] = {int(r["bytes"]): r for r in csv.DictReader(f)}
+    names = list(layouts)
+    print("| size | " + " | ".join(f"`{n}`" for n in names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    all_sizes = sorted({b for rows in layouts.values() for b in rows})
+    for b in all_sizes:
+        if b not in sizes:
+            continue
+        cells = [num(layouts[n][b]["speedup_ferry"]) if b in layouts[n] else "-" for n in names]
+        print(f"| {size_label(b)} | " + " | ".join(cells) + " |")
+    print()
+    print("| layout | worst speed-up at >= 256 KiB (target >= 1.3) | worst speed-up at any size (target >= 0.95) |")
+    print("|---|---|---|")
+    for n in names:
+        rows = layouts[n]
+        big = min(((float(r["speedup_ferry"]), b) for b, r in rows.items() if b >= 262144), default=None)
+        low = min(((float(r["speedup_ferry"]), b) for b, r in rows.items()), default=None)
+        fmt = lambda m: "-" if m is None else f"{m[0]:.2f} at {size_label(m[1])}"
+        print(f"| `{n}` | {fmt(big)} | {fmt(low)} |")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("kind", choices=["offload", "targets", "xs"])
+    p.add_argument("kind", choices=["offload", "targets", "xs", "coll"])
     p.add_argument("csv")
     p.add_argument("--sizes", default=",".join(str(s) for s in DEFAULT_SIZES))
     a = p.parse_args()
     if a.kind == "offload":
         offload(a.csv, {int(s) for s in a.sizes.split(",")})
+    elif a.kind == "coll":
+        coll(a.csv, {int(s) for s in a.sizes.split(",")})
     elif a.kind == "targets":
         targets(a.csv)
     else:
