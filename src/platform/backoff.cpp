@@ -26,14 +26,10 @@ void Backoff::reset() {
   spun_ = false;
 }
 
-void Backoff::idleWithoutSleep() {
-  uint32_t cap = maxSleepUs_;
-  maxSleepUs_ = 0;
-  idle();
-  maxSleepUs_ = cap;
-}
+void Backoff::idle() { step(maxSleepUs_); }
+void Backoff::idleWithoutSleep() { step(0); }
 
-void Backoff::idle() {
+void Backoff::step(uint32_t maxSleepUs) {
   if (!spun_) {
     if (++polls_ % kPollsPerClockRead != 1) return;  // spinning; check the clock now and then
     uint64_t now = nowNs();
@@ -41,12 +37,12 @@ void Backoff::idle() {
     if (now - idleSinceNs_ < spinNs_) return;
     spun_ = true;
   }
-  if (yields_ < kYieldsBeforeSleep || maxSleepUs_ == 0) {
+  if (yields_ < kYieldsBeforeSleep || maxSleepUs == 0) {
     ++yields_;
     sched_yield();
     return;
   }
-  sleepUs_ = sleepUs_ == 0 ? 1 : (sleepUs_ * 2 > maxSleepUs_ ? maxSleepUs_ : sleepUs_ * 2);
+  sleepUs_ = sleepUs_ == 0 ? 1 : (sleepUs_ * 2 > maxSleepUs ? maxSleepUs : sleepUs_ * 2);
   timespec ts{0, static_cast<long>(sleepUs_) * 1000};
   nanosleep(&ts, nullptr);
 }

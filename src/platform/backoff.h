@@ -28,6 +28,7 @@ class Backoff {
   bool pastSpin() const { return spun_; }
 
  private:
+  void step(uint32_t maxSleepUs);
   // The clock is read on every 8th idle poll only: a hot loop must stay short.
   static constexpr uint32_t kPollsPerClockRead = 8;
   uint64_t spinNs_;

@@ -62,6 +62,7 @@ class Server {
   Status sendFin(int dstRank, int32_t xfer, const Status& st);
   // Sends the output kernels wrote since the last call to `client`, ahead of its next reply.
   void sendOutput(int client, bool thorough);
+  bool pipeInFlight() const;
 
   // stream.cpp: the per-device stream.
   bool advance(uint32_t dev);

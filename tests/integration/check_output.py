@@ -36,11 +36,10 @@ def main():
             problems.append(f"{starts} numbered lines, {total.group(1)} expected")
     else:
         want = list(range(int(total.group(1))))
-        got = seqs
-        if got != want:
-            first_bad = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
+        if seqs != want:
+            first_bad = next((i for i, (x, y) in enumerate(zip(seqs, want)) if x != y), min(len(seqs), len(want)))
             problems.append(f"{len(seqs)} numbered lines, {len(want)} expected; first difference at "
-                            f"position {first_bad}: {got[first_bad:first_bad + 5]}")
+                            f"position {first_bad}: {seqs[first_bad:first_bad + 5]}")
     if a.stderr_has is not None and a.stderr_has not in p.stderr:
         problems.append(f"stderr lacks {a.stderr_has!r}")
     for pr in problems:
