@@ -20,6 +20,8 @@ namespace {
 
 constexpr size_t kSmall = 8192;  // OSU's small-message limit
 constexpr long kMinIterations = 10;
+constexpr int kPilotBatch = 3;
+constexpr double kPilotShare = 0.03;
 
 struct OsuIterations {
   long warmup, timed;
@@ -54,14 +56,31 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+Ratio pairedRatio(const std::vector<LatencyStats>& base, const std::vector<LatencyStats>& variant) {
+  std::vector<double> r;
+  for (size_t i = 0; i < std::min(base.size(), variant.size()); ++i)
+    if (variant[i].avgUs > 0) r.push_back(base[i].avgUs / variant[i].avgUs);
+  if (r.empty()) return {};
+  auto [lo, hi] = std::minmax_element(r.begin(), r.end());
+  return {median(r), *lo, *hi};
+}
+
 LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::function<void()>& op) {
-  // A short pilot tells how many iterations fit in the budget; all ranks use the slowest
-  // rank's estimate so that they run the same number of collectives.
+  // A pilot tells how many iterations fit in the budget; all ranks use the slowest rank's
+  // estimate so that they run the same number of collectives. It runs for a few percent of
+  // the budget (rank 0's clock decides when to stop): a pilot of a fixed 3 calls was
+  // sometimes 10x off for sub-microsecond calls, and the timed loop with it.
   OsuIterations osu = osuIterations(bytes);
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  for (int i = 0; i < 3; ++i) op();
-  double pilot = (MPI_Wtime() - t0) / 3, slowest = 0;
+  long pilotCalls = 0;
+  for (int more = 1; more;) {
+    for (int i = 0; i < kPilotBatch; ++i) op();
+    pilotCalls += kPilotBatch;
+    more = pilotCalls < osu.timed && MPI_Wtime() - t0 < budgetSeconds * kPilotShare;
+    PMPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  double pilot = (MPI_Wtime() - t0) / static_cast<double>(pilotCalls), slowest = 0;
   PMPI_Allreduce(&pilot, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   long fit = static_cast<long>(budgetSeconds / std::max(slowest, 1e-9));
   long timed = std::clamp(fit * 10 / 11, kMinIterations, osu.timed);
@@ -96,7 +115,8 @@ void Table::header(int ranks, const std::vector<std::string>& variants) {
   variants_ = variants;
   if (!print_) return;
   std::printf("\n# %d ranks; latency in us (median over repetitions of the average across ranks); "
-              "speed-up = %s / variant\n",
+              "speed-up = %s / variant (median over repetitions of the ratio within each, where they ran back to "
+              "back)\n",
               ranks, variants[0].c_str());
   std::printf("%12s", "bytes");
   for (size_t i = 0; i < variants.size(); ++i) {
@@ -109,6 +129,8 @@ void Table::header(int ranks, const std::vector<std::string>& variants) {
     for (const auto& v : variants)
       std::fprintf(csv_, ",%s_avg_us,%s_min_us,%s_max_us,%s_iters", v.c_str(), v.c_str(), v.c_str(), v.c_str());
     for (size_t i = 1; i < variants.size(); ++i) std::fprintf(csv_, ",speedup_%s", variants[i].c_str());
+    for (size_t i = 1; i < variants.size(); ++i)
+      std::fprintf(csv_, ",speedup_%s_min,speedup_%s_max", variants[i].c_str(), variants[i].c_str());
     std::fprintf(csv_, "\n");
   }
 }
@@ -125,17 +147,20 @@ void Table::row(size_t bytes, const std::vector<std::vector<LatencyStats>>& samp
     }
     med[i] = {median(avg), median(lo), median(hi), samples[i].empty() ? 0 : samples[i][0].iterations};
   }
+  std::vector<Ratio> ratios;
+  for (size_t i = 1; i < samples.size(); ++i) ratios.push_back(pairedRatio(samples[0], samples[i]));
   std::printf("%12zu", bytes);
   for (size_t i = 0; i < med.size(); ++i) {
     std::printf(" %12.2f", med[i].avgUs);
-    if (i > 0) std::printf(" %9.2f", med[0].avgUs / med[i].avgUs);
+    if (i > 0) std::printf(" %9.2f", ratios[i - 1].median);
   }
   std::printf(" %8ld\n", med[0].iterations);
   std::fflush(stdout);
   if (csv_) {
     std::fprintf(csv_, "%zu", bytes);
     for (const auto& m : med) std::fprintf(csv_, ",%.3f,%.3f,%.3f,%ld", m.avgUs, m.minUs, m.maxUs, m.iterations);
-    for (size_t i = 1; i < med.size(); ++i) std::fprintf(csv_, ",%.4f", med[0].avgUs / med[i].avgUs);
+    for (const Ratio& r : ratios) std::fprintf(csv_, ",%.4f", r.median);
+    for (const Ratio& r : ratios) std::fprintf(csv_, ",%.4f,%.4f", r.lowest, r.highest);
     std::fprintf(csv_, "\n");
     std::fflush(csv_);
   }

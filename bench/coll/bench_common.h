@@ -27,6 +27,13 @@ LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::funct
 
 double median(std::vector<double> v);
 
+// base / variant, repetition by repetition (each repetition ran the variants back to back):
+// the median and the extremes over the repetitions.
+struct Ratio {
+  double median = 0, lowest = 0, highest = 0;
+};
+Ratio pairedRatio(const std::vector<LatencyStats>& base, const std::vector<LatencyStats>& variant);
+
 // Rank 0 prints the table and writes the CSV; the other ranks only take part.
 class Table {
  public:
