@@ -23,10 +23,10 @@ FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, 
 }
 
 FERRY_COLL_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
-  // Small requests stay with the library: allreduce on them runs the library's algorithm
-  // anyway, and each shared block costs a file descriptor.
+  // Small requests stay with the library: each shared block costs a file descriptor, and a
+  // program may allocate many small ones (RMA windows, message buffers).
   if (!coll::ensureStarted() || !coll::settings().allocMem || size < 0 ||
-      static_cast<uint64_t>(size) < coll::settings().minSize)
+      static_cast<uint64_t>(size) < coll::kAllocMemMinSize)
     return PMPI_Alloc_mem(size, info, baseptr);
   auto p = coll::SharedHeap::instance().allocate(static_cast<size_t>(size));
   if (!p) {

@@ -58,9 +58,8 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
      "every call it supports, whatever the size), off (always the MPI library)"},
-    {Knob::CollMinSize, "FERRY_COLL_MIN_SIZE", KnobType::Size, "64K", nullptr, 0, kNoLimit, "coll",
-     "In auto mode, messages smaller than this go to the MPI library (the measured crossover); "
-     "MPI_Alloc_mem requests of at least this size get memory peers can map"},
+    {Knob::CollMinSize, "FERRY_COLL_MIN_SIZE", KnobType::Size, "16K", nullptr, 0, kNoLimit, "coll",
+     "In auto mode, messages smaller than this go to the MPI library (the measured crossover)"},
     {Knob::CollChunkSize, "FERRY_COLL_CHUNK_SIZE", KnobType::Size, "512K", nullptr, 4096, 64LL << 20, "coll",
      "Largest pipeline chunk of the allreduce: the node reduces one chunk while the leaders reduce "
      "the previous ones across nodes"},
@@ -76,8 +75,8 @@ constexpr KnobSpec kKnobTable[] = {
      "leaders), p2p (recursive doubling with MPI_Isend/Irecv into buffers kept per slot, reduced "
      "by Ferry), or auto (p2p for up to 4 nodes, mpi beyond)"},
     {Knob::CollAllocMem, "FERRY_COLL_ALLOC_MEM", KnobType::Bool, "1", nullptr, 0, 0, "coll",
-     "With the PMPI interposer, serve MPI_Alloc_mem from memory that same-node peers can map, so "
-     "that allreduce on it needs neither system calls nor a second copy"},
+     "With the PMPI interposer, serve MPI_Alloc_mem requests of at least 64 KiB from memory that "
+     "same-node peers can map, so that allreduce on it needs neither system calls nor a second copy"},
     {Knob::CollRegCache, "FERRY_COLL_REG_CACHE", KnobType::Size, "4G", nullptr, 0, kNoLimit, "coll",
      "Most bytes of peers' memory each rank keeps mapped for the allreduce (registration cache); "
      "the least recently used mappings are dropped beyond it"},
