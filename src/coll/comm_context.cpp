@@ -73,7 +73,6 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
     local = split.takeStatus();
   }
   MPI_Comm_size(comm, &ctx->shape_.size);
-  ctx->decideSpin(s);
   if (Status st = ctx->agree(comm, s, local); !st) {
     ctx->usable_ = false;
     ctx->disabledReason_ = st.message();
@@ -81,6 +80,7 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
               ctx->label_.c_str(), st.message().c_str());
     return ctx;
   }
+  ctx->decideSpin(s);
   ctx->usable_ = true;
   stats().setups.fetch_add(1, std::memory_order_relaxed);
   log::info(log::Coll, "%s", ctx->describe().c_str());
@@ -133,11 +133,14 @@ Status CommContext::probeSameNode(const Settings& s) {
 Status CommContext::setupNode(const Settings& s) {
   if (Status st = probeSameNode(s); !st) return st;
   bool staging = path_ == IntraPath::Staged;
-  size_t bytes = NodeArea::bytesFor(split_.localSize, s.depth, s.chunkSize, staging);
+  // Result slots: the staged path's, and across nodes the single-copy path's for buffers
+  // peers cannot map (single_copy.cpp).
+  NodeArea::Slots slots{staging, staging || split_.numNodes > 1};
+  size_t bytes = NodeArea::bytesFor(split_.localSize, s.depth, s.chunkSize, slots);
   auto seg = comm::mapNodeSegment(split_.nodeComm, bytes, "coll");
   if (!seg) return seg.takeStatus();
   segment_ = std::move(seg.value());
-  area_ = NodeArea(segment_.data(), split_.localSize, s.depth, s.chunkSize, staging);
+  area_ = NodeArea(segment_.data(), split_.localSize, s.depth, s.chunkSize, slots);
   if (isLeader() && split_.numNodes > 1) {
     auto inter = makeInterStage(s.inter, split_.leaderComm, s.depth);
     if (!inter) return inter.takeStatus();
@@ -150,12 +153,10 @@ Status CommContext::setupNode(const Settings& s) {
 // agree (ranks that decide differently would deadlock), and the communicator's shape.
 Status CommContext::agree(MPI_Comm comm, const Settings& s, Status local) {
   int64_t fp = static_cast<int64_t>(s.fingerprint() >> 2);
-  int64_t mine[6] = {local ? 1 : 0, fp, -fp, split_.localSize, -static_cast<int64_t>(split_.localSize),
-                     oversubscribed_ ? -1 : 0};
-  int64_t low[6] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 6, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
+  int64_t mine[5] = {local ? 1 : 0, fp, -fp, split_.localSize, -static_cast<int64_t>(split_.localSize)};
+  int64_t low[5] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 5, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
     return st;
-  shape_.oversubscribed = low[5] < 0;
   if (!local) return local;
   if (low[0] == 0) return Status(Errc::Unavailable, "set-up failed on another rank of " + label_ + "; its log says why");
   if (low[1] != -low[2])
@@ -171,8 +172,8 @@ void CommContext::decideSpin(const Settings& s) {
   // waits for; then yield at once.
   int onMyMachine = 0;
   for (int p : split_.physNodeOfRank) onMyMachine += p == split_.physNode ? 1 : 0;
-  oversubscribed_ = onMyMachine > nodeTopology().pus;
-  spinNs_ = oversubscribed_ ? 0 : static_cast<uint64_t>(s.spinSeconds * 1e9);
+  bool oversubscribed = onMyMachine > nodeTopology().pus;
+  spinNs_ = oversubscribed ? 0 : static_cast<uint64_t>(s.spinSeconds * 1e9);
 }
 
 uint64_t CommContext::beginCall(uint64_t chunks) {
@@ -189,8 +190,7 @@ std::string CommContext::describe() const {
   return label_ + ": " + std::to_string(shape_.size) + " ranks on " + std::to_string(shape_.numNodes) + " node(s), " + per +
          " per node; same-node path " + intraPathName(path_) + " (" + pathReason_ + ")" +
          (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") : "") +
-         (shape_.oversubscribed ? "; more ranks than hardware threads on a machine" : "") + "; spin " +
-         parse::formatSeconds(static_cast<double>(spinNs_) * 1e-9);
+         "; spin " + parse::formatSeconds(static_cast<double>(spinNs_) * 1e-9);
 }
 
 Result<CommContext*> contextFor(MPI_Comm comm, const Settings& s) {

@@ -81,7 +81,6 @@ class CommContext {
   NodeArea area_;
   std::unique_ptr<InterStage> inter_;
   uint64_t spinNs_ = 0;
-  bool oversubscribed_ = false;  // this rank's machine; shape_.oversubscribed: any rank's
   double timeoutSeconds_ = 30;
   uint64_t callSeq_ = 0;
   uint64_t chunkBase_ = 0;

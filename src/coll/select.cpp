@@ -9,7 +9,6 @@ namespace {
 
 constexpr uint64_t kMinChunk = 64 * 1024;
 constexpr uint64_t kChunksForOverlap = 4;
-constexpr uint64_t kNoOverlapMinSize = 1 << 20;
 
 std::string shapeText(const CommShape& c) {
   std::string per = c.minLocal == c.maxLocal ? std::to_string(c.maxLocal)
@@ -25,7 +24,6 @@ const char* ruleName(Rule r) {
     case Rule::Unsupported: return "unsupported";
     case Rule::BelowCrossover: return "below-crossover";
     case Rule::OneRankPerNode: return "one-rank-per-node";
-    case Rule::NoOverlap: return "no-overlap";
     case Rule::SetupFailed: return "setup-failed";
     case Rule::Forced: return "forced";
     case Rule::Chosen: return "chosen";
@@ -46,11 +44,6 @@ Decision select(const Settings& s, const CallShape& call, const CommShape& comm)
   // One rank per node: no node-local stage to save; the leaders' stage would be the MPI
   // library's own allreduce, cut into chunks.
   if (comm.maxLocal == 1) return {false, Rule::OneRankPerNode};
-  // Across nodes with more ranks than cores the node and leaders' stages take turns instead
-  // of overlapping, and Ferry's node stage copies more bytes across processes than the
-  // library's reduce-scatter/allgather; measured, it then wins only from 1 MiB
-  // (docs/collectives.md, "Algorithm choice").
-  if (comm.numNodes > 1 && comm.oversubscribed && call.bytes < kNoOverlapMinSize) return {false, Rule::NoOverlap};
   return {true, Rule::Chosen};
 }
 
@@ -66,9 +59,6 @@ std::string explain(const Decision& d, const Settings& s, const CallShape& call,
     case Rule::OneRankPerNode:
       return size + where + ": with one rank per node there is no node-local stage to save, and the leaders' "
                             "stage would be the MPI library's own allreduce";
-    case Rule::NoOverlap:
-      return size + where + ", more ranks than cores: the node and inter-node stages cannot overlap, and below " +
-             parse::formatSize(kNoOverlapMinSize) + " the MPI library's allreduce is as fast or faster";
     case Rule::SetupFailed: return "set-up of this communicator failed (see the warning above)";
     case Rule::Forced: return size + ": FERRY_COLL=on" + where;
     case Rule::Chosen:

@@ -21,21 +21,9 @@ struct CommShape {
   int numNodes = 1;
   int minLocal = 1;  // fewest ranks on a node
   int maxLocal = 1;  // most ranks on a node
-  // Some machine runs more of the communicator's ranks than it has hardware threads: the
-  // stages of the pipeline then take turns on the cores instead of overlapping.
-  bool oversubscribed = false;
 };
 
-enum class Rule : uint8_t {
-  Off,
-  Unsupported,
-  BelowCrossover,
-  OneRankPerNode,
-  NoOverlap,
-  SetupFailed,
-  Forced,
-  Chosen
-};
+enum class Rule : uint8_t { Off, Unsupported, BelowCrossover, OneRankPerNode, SetupFailed, Forced, Chosen };
 const char* ruleName(Rule r);
 
 struct Decision {

@@ -81,8 +81,7 @@ TEST(CollErrors, FerryLogCollExplainsEachChoice) {
   EXPECT_NE(log.find("same-node path"), std::string::npos) << log;
   bool ferry = log.find("on explained: Ferry (chosen)") != std::string::npos;
   bool perNode = log.find("on explained: MPI library (one-rank-per-node)") != std::string::npos;
-  bool noOverlap = log.find("on explained: MPI library (no-overlap)") != std::string::npos;
-  EXPECT_EQ(int(ferry) + int(perNode) + int(noOverlap), 1) << "the large call is explained one way: " << log;
+  EXPECT_TRUE(ferry != perNode) << "the large call is explained either way: " << log;
   EXPECT_NE(log.find("rank=" + std::to_string(rankOf(MPI_COMM_WORLD)) + " host="), std::string::npos);
   MPI_Comm_free(&c);
 }

@@ -6,9 +6,7 @@
 namespace ferry::coll {
 namespace {
 
-CommShape shape(int size, int nodes, int minLocal, int maxLocal, bool oversubscribed = false) {
-  return {size, nodes, minLocal, maxLocal, oversubscribed};
-}
+CommShape shape(int size, int nodes, int minLocal, int maxLocal) { return {size, nodes, minLocal, maxLocal}; }
 
 TEST(CollSelect, OffAlwaysGoesToTheLibrary) {
   Settings s;
@@ -57,20 +55,6 @@ TEST(CollSelect, DefaultCrossoverIsTheMeasuredOne) {
   auto cfg = Config::fromEntries(std::vector<std::string>{});
   ASSERT_TRUE(cfg.isOk());
   EXPECT_EQ(Settings::fromConfig(*cfg).minSize, 16u * 1024) << "registry and struct defaults agree";
-}
-
-TEST(CollSelect, WithoutOverlapSeveralNodesWaitForOneMiB) {
-  Settings s;
-  CommShape packed = shape(4, 2, 2, 2, true);
-  Decision d = select(s, {512 * 1024, ""}, packed);
-  EXPECT_FALSE(d.ferry);
-  EXPECT_EQ(d.rule, Rule::NoOverlap);
-  EXPECT_NE(explain(d, s, {512 * 1024, ""}, &packed).find("more ranks than cores"), std::string::npos);
-  EXPECT_TRUE(select(s, {1 << 20, ""}, packed).ferry);
-  EXPECT_TRUE(select(s, {512 * 1024, ""}, shape(4, 1, 4, 4, true)).ferry) << "one node: nothing to overlap with";
-  EXPECT_TRUE(select(s, {512 * 1024, ""}, shape(4, 2, 2, 2, false)).ferry) << "a core per rank: the stages overlap";
-  s.mode = Mode::On;
-  EXPECT_TRUE(select(s, {512 * 1024, ""}, packed).ferry) << "forced";
 }
 
 TEST(CollSelect, ChosenExplainsTheShape) {
