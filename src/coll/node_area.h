@@ -4,7 +4,8 @@
 // flag with another's. Each line is written by its owner only; the others read it.
 //
 //   | header | RankLine 0 .. k-1 | LeaderLine | inputs[k][depth][slot] | results[depth][slot] |
-//                                              `---- staged path only ------------------------'
+//                                              `- staged path only ----' `- staged path, and
+//                                                                        single copy across nodes -'
 #pragma once
 
 #include <atomic>
@@ -39,14 +40,18 @@ struct alignas(64) LeaderLine {
 
 class NodeArea {
  public:
-  static size_t bytesFor(int localSize, int depth, size_t slotBytes, bool staging);
+  struct Slots {
+    bool inputs = false;   // one set per rank: the two-copy path's inputs
+    bool results = false;  // one set for the node: reduced chunks
+  };
+  static size_t bytesFor(int localSize, int depth, size_t slotBytes, Slots slots);
 
   NodeArea() = default;
-  NodeArea(uint8_t* base, int localSize, int depth, size_t slotBytes, bool staging);
+  NodeArea(uint8_t* base, int localSize, int depth, size_t slotBytes, Slots slots);
 
   RankLine& line(int localRank) const { return lines_[localRank]; }
   LeaderLine& leader() const { return *leader_; }
-  // Staging slots (staged path): rank `r`'s input of a chunk, and the chunk's result.
+  // Staging slots: rank `r`'s input of a chunk (staged path), and the chunk's result.
   uint8_t* input(int r, size_t slot) const { return inputs_ + (static_cast<size_t>(r) * depth_ + slot) * slotBytes_; }
   uint8_t* result(size_t slot) const { return results_ + slot * slotBytes_; }
   size_t slotBytes() const { return slotBytes_; }

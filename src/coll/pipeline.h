@@ -54,6 +54,13 @@ class Pipeline {
 
   // The counter value that says "chunk c is done" in this call.
   uint64_t mark(size_t c) const { return base_ + c + 1; }
+  // The staging slot of chunk `c`. Chunk `c` may take it once every rank has passed chunk
+  // c - depth, which used it before, through `counter`.
+  size_t slot(size_t c) const { return c % static_cast<size_t>(area_.depth()); }
+  bool slotFree(size_t c, std::atomic<uint64_t> RankLine::*counter) const {
+    size_t depth = static_cast<size_t>(area_.depth());
+    return c < depth || area_.lowest(counter) >= mark(c - depth);
+  }
   // Whether chunk `c`'s result may be delivered: the node reduced it, and, with several
   // nodes, the leaders reduced it across nodes.
   bool resultReady(size_t c) const;

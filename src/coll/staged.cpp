@@ -24,14 +24,6 @@ class Staged final : public Pipeline {
   Result<bool> deliverNext() override;
   uint8_t* interBuffer(size_t c) override { return area_.result(slot(c)); }
 
-  size_t slot(size_t c) const { return c % static_cast<size_t>(area_.depth()); }
-  // Chunk `c` may take its slot once every rank has passed chunk c - depth, which used it
-  // before, through `counter`.
-  bool slotFree(size_t c, std::atomic<uint64_t> RankLine::*counter) const {
-    size_t depth = static_cast<size_t>(area_.depth());
-    return c < depth || area_.lowest(counter) >= mark(c - depth);
-  }
-
   std::vector<BufferRef> sources_;
 };
 

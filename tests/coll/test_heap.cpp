@@ -22,12 +22,13 @@ constexpr size_t kBytes = kCount * sizeof(double);
 struct Layout {
   bool singleCopy = false;
   int localSize = 1;
+  int numNodes = 1;
 };
 
 Layout layout() {
   CommContext* ctx = existingContext(MPI_COMM_WORLD);
   if (!ctx) return {};
-  return {ctx->path() == IntraPath::Single, ctx->localSize()};
+  return {ctx->path() == IntraPath::Single, ctx->localSize(), ctx->numNodes()};
 }
 
 int worldRank() {
@@ -67,12 +68,32 @@ TEST(AllreduceHeap, SharedBuffersAreMappedAndCached) {
   if (l.singleCopy && l.localSize > 1) {
     EXPECT_GT(after.bytesMapped, before.bytesMapped) << "peers' buffers are read in place";
     EXPECT_EQ(after.bytesCma, before.bytesCma) << "no system call for mapped buffers";
+    EXPECT_EQ(after.bytesStaged, before.bytesStaged) << "results reduced in place, not through the slots";
     EXPECT_EQ(after.regMisses, before.regMisses) << "the same buffers are mapped once";
     // Each call looks up both buffers of every peer.
     EXPECT_GE(after.regHits - before.regHits, 3u * 2u * static_cast<uint64_t>(l.localSize - 1));
   }
   SharedHeap::instance().release(in);
   SharedHeap::instance().release(out);
+}
+
+TEST(AllreduceHeap, MallocBuffersAcrossNodesGoThroughTheResultSlots) {
+  // Across nodes, a leader's receive buffer that peers cannot map is replaced by the node's
+  // result slots: inputs are read with process_vm_readv, every rank copies its whole
+  // result out of the slots, and nothing is written into another process.
+  std::vector<double> in(kCount), out(kCount);
+  reduceAndCheck(in.data(), out.data(), 3, "first call");
+  StatsSnapshot before = statsNow();
+  reduceAndCheck(in.data(), out.data(), 4, "second call");
+  StatsSnapshot after = statsNow();
+  Layout l = layout();
+  if (!l.singleCopy || l.numNodes == 1) GTEST_SKIP() << "one node, or the two-copy path: no result slots here";
+  EXPECT_EQ(after.bytesStaged - before.bytesStaged, kBytes) << "the whole result, once, from the slots";
+  if (l.localSize > 1) {
+    // Each rank reads the other ranks' parts of its shares: (k-1)/k of the message.
+    uint64_t expected = kBytes * static_cast<uint64_t>(l.localSize - 1) / static_cast<uint64_t>(l.localSize);
+    EXPECT_NEAR(static_cast<double>(after.bytesCma - before.bytesCma), static_cast<double>(expected), kBytes / 16.0);
+  }
 }
 
 TEST(AllreduceHeap, MemoryFreedAndReusedAtTheSameAddressIsRemapped) {
