@@ -21,8 +21,9 @@ struct LatencyStats {
 std::vector<size_t> powersOfTwo(size_t lo, size_t hi);
 
 // Times `op` the OSU way: warm-up, MPI_Barrier, a timed loop, per-rank mean. Iterations
-// follow OSU (small <= 8 KiB: 1,000 warm-up / 10,000 timed; large: 100 / 1,000) but are cut
-// so that one measurement takes at most `budgetSeconds`; every rank runs the same count.
+// fill `budgetSeconds` (at least 10, at most 10x OSU's counts: small <= 8 KiB 10,000 timed,
+// large 1,000); warm-up is a tenth of them, at most OSU's (1,000 / 100). Every rank runs
+// the same count.
 LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::function<void()>& op);
 
 double median(std::vector<double> v);

@@ -3,7 +3,8 @@
 // (shared/notes/benchmarking.md). Columns:
 //   mpi      PMPI_Allreduce (the library, as every program gets it without Ferry)
 //   ferry    Ferry with the settings in effect (FERRY_COLL=auto: hands small messages to
-//            the library) -- what a program gets under `ferry run --pmpi`
+//            the library), through the interposer's own entry point, fast path included --
+//            what a program gets under `ferry run --pmpi`
 //   forced   Ferry's algorithm at every size (FERRY_COLL=on), to show the crossover
 // Each latency is the median over --reps repetitions of the OSU average latency across
 // ranks (min and max across ranks go to the CSV). Each speed-up is the median over the
@@ -102,13 +103,12 @@ int run(const Options& opt) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  coll::Settings autoSettings = coll::settings();
-  coll::Settings forced = autoSettings;
+  coll::Settings forced = coll::settings();
   forced.mode = coll::Mode::On;
   std::vector<Variant> variants = {
       {"mpi", [](const void* s, void* r, int n) { return PMPI_Allreduce(s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD); }},
-      {"ferry", [&](const void* s, void* r, int n) {
-         return coll::allreduceWith(autoSettings, s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+      {"ferry", [](const void* s, void* r, int n) {
+         return coll::allreduce(s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
        }},
       {"forced", [&](const void* s, void* r, int n) {
          return coll::allreduceWith(forced, s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
