@@ -20,7 +20,7 @@ std::string describeExpected(const KnobSpec& spec) {
       return "a size such as 4096, 64K or 1M, at most " +
              (spec.max == INT64_MAX ? std::string("unlimited") : parse::formatSize(spec.max));
     case KnobType::Duration:
-      return "a duration such as 500ms, 30s or 2m, from " + parse::formatSeconds(spec.min / 1e3) + " to " +
+      return "a duration such as 500ms, 30s, 2m or 1h, from " + parse::formatSeconds(spec.min / 1e3) + " to " +
              parse::formatSeconds(spec.max / 1e3);
     case KnobType::Enum: return std::string("one of ") + spec.choices;
     case KnobType::String: return "a string";

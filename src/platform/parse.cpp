@@ -70,7 +70,7 @@ std::optional<double> seconds(std::string_view text) {
   auto v = number(num);
   if (!v) return std::nullopt;
   static const std::pair<const char*, double> kUnits[] = {
-      {"", 1.0}, {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"m", 60.0}, {"min", 60.0}};
+      {"", 1.0}, {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"m", 60.0}, {"min", 60.0}, {"h", 3600.0}};
   for (const auto& [name, scale] : kUnits)
     if (unit == name) return *v * scale;
   return std::nullopt;
@@ -96,9 +96,11 @@ std::string formatSize(uint64_t bytes) {
 }
 
 std::string formatSeconds(double s) {
-  // Three significant digits: "3 s", "2.5 ms", "12.3 us".
+  // Three significant digits: "3 s", "2.5 ms", "12.3 us"; whole seconds from 1000 s on
+  // ("86400 s", not "8.64e+04 s").
   char buf[32];
-  if (s >= 1.0) std::snprintf(buf, sizeof buf, "%.3g s", s);
+  if (s >= 1000.0) std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s >= 1.0) std::snprintf(buf, sizeof buf, "%.3g s", s);
   else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
   else std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
   return buf;

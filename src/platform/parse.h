@@ -12,7 +12,7 @@ namespace ferry::parse {
 std::optional<int64_t> integer(std::string_view text);
 // "4096", "64K", "64KiB", "1M", "2G" (binary multiples; K = 1024).
 std::optional<uint64_t> size(std::string_view text);
-// "250ms", "30s", "2m", "1500us"; a bare number means seconds.
+// "250ms", "30s", "2m", "1h", "1500us"; a bare number means seconds.
 std::optional<double> seconds(std::string_view text);
 // 1/0, true/false, yes/no, on/off (case-insensitive).
 std::optional<bool> boolean(std::string_view text);

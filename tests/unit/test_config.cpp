@@ -19,7 +19,9 @@ TEST(ConfigTable, EveryKnobIsWellFormed) {
     EXPECT_GT(std::string(k.help).size(), 20u) << k.name << " needs help text";
     Config::Value v;
     EXPECT_TRUE(parseKnobValue(k, k.defaultValue, v).isOk()) << k.name << " default '" << k.defaultValue << "'";
-    if (k.type == KnobType::Enum) EXPECT_NE(k.choices, nullptr) << k.name;
+    if (k.type == KnobType::Enum) {
+      EXPECT_NE(k.choices, nullptr) << k.name;
+    }
   }
 }
 
@@ -32,6 +34,15 @@ TEST(Config, DefaultsApplyWithoutEnvironment) {
   EXPECT_FALSE(cfg->flag(Knob::Rank0Devices));
   EXPECT_TRUE(cfg->isAll(Knob::GpusPerRank));
   EXPECT_FALSE(cfg->isSet(Knob::Timeout));
+}
+
+TEST(Config, TheDebuggingTimeoutOfTheUserGuideIsAccepted) {
+  auto cfg = load({"FERRY_TIMEOUT=1h"});
+  ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
+  EXPECT_DOUBLE_EQ(cfg->seconds(Knob::Timeout), 3600.0);
+  auto tooLong = load({"FERRY_TIMEOUT=25h"});
+  ASSERT_FALSE(tooLong.isOk());
+  EXPECT_NE(tooLong.status().message().find("to 86400 s"), std::string::npos) << tooLong.status().message();
 }
 
 TEST(Config, ParsesEachType) {

@@ -26,6 +26,7 @@ TEST(Parse, Durations) {
   EXPECT_DOUBLE_EQ(*seconds("250ms"), 0.25);
   EXPECT_DOUBLE_EQ(*seconds("1500us"), 0.0015);
   EXPECT_DOUBLE_EQ(*seconds("2m"), 120.0);
+  EXPECT_DOUBLE_EQ(*seconds("1h"), 3600.0) << "docs/user-guide.md recommends FERRY_TIMEOUT=1h for debugging";
   EXPECT_FALSE(seconds("fast"));
   EXPECT_FALSE(seconds("3 hours"));
   EXPECT_FALSE(seconds(""));
@@ -50,6 +51,7 @@ TEST(Parse, Formatting) {
   EXPECT_EQ(formatSize(1536), "1.5 KiB");
   EXPECT_EQ(formatSize(64ull << 20), "64 MiB");
   EXPECT_EQ(formatSeconds(0.25), "250 ms");
+  EXPECT_EQ(formatSeconds(86400), "86400 s");
   EXPECT_EQ(hex(255), "0xff");
 }
 
