@@ -287,13 +287,17 @@ Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpe
   };
   comm::BaselineMsg responder{rankA, static_cast<uint8_t>(spec.kind), 0, spec.bytes, spec.warmup, spec.iters,
                               spec.window, 0};
-  if (Status st = toRank(rankB, responder); !st) return st;
+  // This rank answers when it is rank_b: no server loop runs here to take the message.
+  bool iRespond = rankB == world_.rank();
+  if (!iRespond)
+    if (Status st = toRank(rankB, responder); !st) return st;
   if (rankA == world_.rank()) {
     auto seconds = comm::runBaseline(world_.comm(), rankB, true, spec);
     while (outbox_.pending() > 0) (void)outbox_.reap();
     return seconds;
   }
-  // Two serving ranks: rank 0 only starts them and collects the initiator's time.
+  // A serving rank times it: rank 0 starts it, answers it if it is the peer, and collects
+  // the initiator's time.
   comm::BaselineMsg initiator = responder;
   initiator.peer = rankB;
   initiator.initiator = 1;
@@ -303,6 +307,9 @@ Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpe
   PendingReply& r = expectReply(q, firstDeviceOf(rankA), initiator.replyTag, 1, 0, "mpi_baseline");
   r.valuesOut = &ns;
   if (Status st = toRank(rankA, initiator); !st) return st;
+  if (iRespond)
+    if (Status st = comm::runBaseline(world_.comm(), rankA, false, spec).takeStatus(); !st)
+      return st.withContext("answering rank " + std::to_string(rankA) + "'s MPI baseline");
   if (Status st = wait(q, "mpi_baseline"); !st) return st;
   if (ns.size() != 1) return Status(Errc::Protocol, "the baseline reply carries no time");
   return static_cast<double>(ns[0]) * 1e-9;
