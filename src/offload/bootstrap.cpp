@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <thread>
@@ -90,6 +91,11 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
       auto capture = service::OutputCapture::start();
       if (capture) server.forwardOutput(std::move(capture.value()));
       else log::warn(log::Service, "device output goes to this rank's stdout: %s", capture.status().message().c_str());
+    } else {
+      // Direct: stdout is the launcher's pipe, so stdio would write it in 4 KiB pieces that
+      // split lines, and the launcher would splice other ranks' text into them. One write
+      // per line keeps each line whole, as on a terminal.
+      setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
     }
     st = server.run();
   }  // the server is gone (its receives cancelled) before MPI_Finalize

@@ -2,8 +2,10 @@
 """Runs a command and checks its numbered stdout lines (device_output.c).
 
 Lines "seq N ..." must be N = 0, 1, 2, ... in that order, as many as the program's closing
-"lines N" says (with --any-order: that many lines, in any order). Other lines (the
-launcher's, the program's summary) are ignored.
+"lines N" says. With --any-order (direct device output) the launcher forwards each rank's
+stdout in pieces of any size and interleaves the pieces, even inside a line or inside "seq":
+what stays certain is the number of newlines, N numbered lines plus the closing "lines N" and
+the program's summary, with N taken from the "lines N" the program also writes to stderr.
 """
 import argparse
 import re
@@ -29,11 +31,14 @@ def main():
     if not total:
         problems.append("no closing 'lines N' line")
     elif a.any_order:
-        # Unordered, the launcher may splice one rank's text into the middle of another's
-        # line, even between "seq" and its number: only the count of lines is certain.
-        starts = p.stdout.count("seq ")
-        if starts != int(total.group(1)):
-            problems.append(f"{starts} numbered lines, {total.group(1)} expected")
+        whole = re.search(r"^lines (\d+)$", p.stderr, re.M)
+        if not whole:
+            problems.append("no 'lines N' line on stderr")
+        else:
+            want = int(whole.group(1)) + 2
+            got = p.stdout.count("\n")
+            if got != want:
+                problems.append(f"{got} lines on stdout, {want} expected ({whole.group(1)} numbered, 'lines', summary)")
     else:
         want = list(range(int(total.group(1))))
         if seqs != want:

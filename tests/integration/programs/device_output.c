@@ -47,5 +47,7 @@ int main(void) {
 #pragma omp taskwait
   printf("seq %d host: after taskwait\n", seq++);
   printf("lines %d\n", seq);
+  /* Again on stderr, whole: in direct mode the launcher may splice the stdout one. */
+  fprintf(stderr, "lines %d\n", seq);
   return finish("device_output");
 }
