@@ -22,8 +22,7 @@ namespace {
 
 uint64_t eagerLimit() { return config().size(Knob::EagerLimit); }
 uint32_t chunkSize() { return static_cast<uint32_t>(config().size(Knob::ChunkSize)); }
-// Large blocks give their pages back to the serving rank's kernel when freed (lazily: it
-// takes them only when short of memory, DeviceHeap::release).
+// Large blocks give their pages back to the serving rank's kernel when freed.
 constexpr uint64_t kReleaseThreshold = 1 << 20;
 
 }  // namespace

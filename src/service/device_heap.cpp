@@ -33,14 +33,7 @@ Status DeviceHeap::release(uint64_t addr, uint64_t len) {
   uint64_t begin = (addr + page - 1) / page * page;
   uint64_t end = (addr + len) / page * page;
   if (end <= begin) return {};
-  // MADV_FREE: the kernel takes the pages only when it runs short of memory. Until then a
-  // block allocated in their place reuses them as they are; MADV_DONTNEED made every page
-  // of the next region's data fault in again (256 faults for 1 MiB: map(to) of fresh data
-  // cost 2.7x the MPI transfer). Kernels before 4.5 lack MADV_FREE: give the pages back
-  // at once there.
-  void* p = reinterpret_cast<void*>(begin);
-  if (madvise(p, end - begin, MADV_FREE) == 0) return {};
-  if (madvise(p, end - begin, MADV_DONTNEED) != 0)
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) != 0)
     return Status(Errc::Internal, std::string("madvise(MADV_DONTNEED) failed: ") + std::strerror(errno));
   return {};
 }

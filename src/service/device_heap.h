@@ -24,8 +24,7 @@ class DeviceHeap {
   bool contains(uint64_t addr, uint64_t len) const {
     return addr >= base() && len <= size_ && addr - base() <= size_ - len;
   }
-  // Gives the pages of [addr, addr+len) back to the kernel lazily (MADV_FREE): it takes them
-  // when short of memory. Their contents are undefined afterwards, as a new block's are.
+  // Gives the pages of [addr, addr+len) back to the kernel; they read as zero afterwards.
   Status release(uint64_t addr, uint64_t len);
 
  private:
