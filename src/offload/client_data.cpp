@@ -22,8 +22,10 @@ namespace {
 
 uint64_t eagerLimit() { return config().size(Knob::EagerLimit); }
 uint32_t chunkSize() { return static_cast<uint32_t>(config().size(Knob::ChunkSize)); }
-// Large blocks give their pages back to the serving rank's kernel when freed.
+// Large blocks give their pages back to the serving rank's kernel when freed, beyond
+// FERRY_DEVICE_RETAIN bytes per device that stay resident for reuse.
 constexpr uint64_t kReleaseThreshold = 1 << 20;
+uint64_t retainBudget() { return config().size(Knob::DeviceRetain); }
 
 }  // namespace
 
@@ -80,6 +82,12 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
                       parse::formatSize(d.heap->capacity()) + " of memory, " +
                       parse::formatSize(d.heap->capacity() - d.heap->used()) + " free (largest block " +
                       parse::formatSize(d.heap->largestFree()) + "); set FERRY_DEVICE_MEMORY to give devices more");
+  {
+    // Best fit hands out freed ranges first, so count a new block against the resident
+    // memory retained by earlier frees (an estimate: it only bounds what stays resident).
+    std::lock_guard lock(d.mutex);
+    d.retained -= std::min(d.retained, static_cast<uint64_t>(size));
+  }
   return reinterpret_cast<void*>(*addr);
 }
 
@@ -127,6 +135,16 @@ Status Client::free(int id, void* ptr, int32_t kind) {
   if (size == 0)
     return Status(Errc::InvalidArgument, "free of " + hex(addr) + " on " + where(id) + ": not an allocated block");
   if (size < kReleaseThreshold) return {};
+  {
+    // Kept resident, a block allocated in its place costs no page faults: giving 1 MiB back
+    // made the next map(to) of 1 MiB of fresh data fault in 256 pages and cost 2.7x the MPI
+    // transfer (docs/performance.md, finding 1).
+    std::lock_guard lock(d.mutex);
+    if (d.retained + size <= retainBudget()) {
+      d.retained += size;
+      return {};
+    }
+  }
   // Queued behind earlier users of the block; the pages go back to the kernel.
   return send(id, MsgType::Free, comm::FreeMsg{addr, size, kind});
 }

@@ -29,6 +29,7 @@ enum class Knob : uint16_t {
   Rank0Devices,
   CpuStaging,
   DeviceMemory,
+  DeviceRetain,
   EagerLimit,
   ChunkSize,
   PipelineDepth,

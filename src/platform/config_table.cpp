@@ -37,6 +37,10 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::DeviceMemory, "FERRY_DEVICE_MEMORY", KnobType::Size, "0", nullptr, 0, kNoLimit, "service",
      "Memory of each CPU device; 0 means the node's physical memory divided among the devices "
      "served on that node"},
+    {Knob::DeviceRetain, "FERRY_DEVICE_RETAIN", KnobType::Size, "1G", nullptr, 0, kNoLimit, "offload",
+     "Freed memory of each CPU device that stays resident for reuse: frees of 1 MiB or more give "
+     "their pages back to the serving rank's kernel only beyond this, so that blocks allocated "
+     "in their place need no page faults; 0 gives them back at once"},
     {Knob::EagerLimit, "FERRY_EAGER_LIMIT", KnobType::Size, "8K", nullptr, 0, 32768, "comm",
      "Transfers up to this size travel inside the control message; larger ones use the "
      "chunked data path"},
