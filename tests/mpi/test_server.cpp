@@ -241,7 +241,9 @@ TEST(ServerZ, CorruptImageIsRefusedWithAReason) {
   EXPECT_FALSE(r.message.empty());
   // On one serving rank this device already failed in the test above: the reply then
   // carries that first error instead.
-  if (c->servers().size() >= 2) EXPECT_NE(r.message.find("load_image"), std::string::npos) << r.message;
+  if (c->servers().size() >= 2) {
+    EXPECT_NE(r.message.find("load_image"), std::string::npos) << r.message;
+  }
 }
 
 }  // namespace
