@@ -73,7 +73,7 @@ void LivenessResponder::loop() {
 }
 
 PeerWatch::PeerWatch(MPI_Comm comm, int peer, TagPool& tags)
-    : comm_(comm), peer_(peer), tags_(tags), lastHeardNs_(nowNs()), startNs_(lastHeardNs_) {}
+    : comm_(comm), peer_(peer), tags_(tags), lastHeardNs_(nowNs()), lastPollNs_(lastHeardNs_) {}
 
 PeerWatch::~PeerWatch() {
   for (MPI_Request* r : {&pingSend_, &pongRecv_}) {
@@ -90,8 +90,10 @@ Status PeerWatch::poll(std::string_view what) {
   const double timeout = config().seconds(Knob::Timeout);
   const double heartbeat = config().seconds(Knob::Heartbeat);
   // Time this side spent not listening (a serving rank running a kernel on the thread that
-  // polls) is not the peer's silence: only silence while we listened counts.
-  if (lastPollNs_ && static_cast<double>(now - lastPollNs_) * 1e-9 > heartbeat) lastHeardNs_ = now;
+  // polls) is not the peer's silence: only silence while we listened counts. That includes
+  // the time before the first poll: a server busy from its start until a long kernel began
+  // polled first after the kernel, and took the kernel's 4 s for rank 0's silence.
+  if (static_cast<double>(now - lastPollNs_) * 1e-9 > heartbeat) lastHeardNs_ = now;
   lastPollNs_ = now;
   if (pongRecv_ != MPI_REQUEST_NULL) {
     int done = 0;

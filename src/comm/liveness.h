@@ -49,8 +49,7 @@ class PeerWatch {
   int peer_;
   TagPool& tags_;
   uint64_t lastHeardNs_;
-  uint64_t startNs_;
-  uint64_t lastPollNs_ = 0;
+  uint64_t lastPollNs_;
   MPI_Request pingSend_ = MPI_REQUEST_NULL, pongRecv_ = MPI_REQUEST_NULL;
   uint8_t pingBuf_[128] = {}, pongBuf_[128] = {};
   std::vector<uint8_t> pingMsg_;

@@ -171,6 +171,21 @@ TEST(Liveness, SilentPeerIsDeclaredDead) {
   MPI_Barrier(w.comm());
 }
 
+TEST(Liveness, TimeBeforeTheFirstPollIsNotSilence) {
+  // A serving rank may first poll long after it set up its watch (busy from the start, then
+  // a kernel longer than FERRY_TIMEOUT on the polling thread); that was not listening.
+  World& w = world();
+  if (w.rank() == 0) {
+    TagPool tags;
+    tags.setUpperBound(w.tagUpperBound());
+    PeerWatch watch(w.comm(), 1, tags);
+    usleep(1500000);  // longer than FERRY_TIMEOUT (1 s here)
+    Status st = watch.poll("a test wait");
+    EXPECT_TRUE(st.isOk()) << st.message();
+  }
+  MPI_Barrier(w.comm());
+}
+
 TEST(Liveness, ResponderAnswersProbes) {
   World& w = world();
   LivenessResponder responder(w.comm());
