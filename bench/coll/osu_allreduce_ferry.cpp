@@ -9,8 +9,8 @@
 // Each latency is the median over --reps repetitions of the OSU average latency across
 // ranks (min and max across ranks go to the CSV). Each speed-up is the median over the
 // repetitions of the ratio within one repetition, where the variants ran back to back: a
-// slow spell of the machine then slows both sides of a ratio, not one. -c checks Ferry's results against the
-// library's at every size before timing.
+// slow spell of the machine then slows both sides of a ratio, not one. -c checks Ferry's
+// results against the library's at every size before timing.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>

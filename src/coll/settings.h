@@ -10,12 +10,12 @@
 namespace ferry::coll {
 
 enum class Mode : uint8_t { Auto, On, Off };
+enum class IntraChoice : uint8_t { Auto, Single, Staged };
 
 // Under the interposer, MPI_Alloc_mem requests of at least this size come from the shared
 // heap (with FERRY_COLL_ALLOC_MEM=1). Smaller ones stay with the library: each shared block
 // costs a file descriptor, and allreduce on them gains less.
 constexpr uint64_t kAllocMemMinSize = 64 * 1024;
-enum class IntraChoice : uint8_t { Auto, Single, Staged };
 
 struct Settings {
   Mode mode = Mode::Auto;

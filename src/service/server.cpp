@@ -164,8 +164,6 @@ Status Server::enqueue(comm::Message msg, int source) {
   return {};
 }
 
-// A raw MPI baseline for a benchmark, run at once and to the end: the benchmark asks for it
-// only while the devices are idle, and the figure must not include Ferry's own work.
 // Whether an MPI pipeline of this rank's is moving bytes. Asked only when a poll found
 // nothing to do, so the scan stays off the path of every message.
 bool Server::pipeInFlight() const {
@@ -175,6 +173,8 @@ bool Server::pipeInFlight() const {
   return false;
 }
 
+// A raw MPI baseline for a benchmark, run at once and to the end: the benchmark asks for it
+// only while the devices are idle, and the figure must not include Ferry's own work.
 Status Server::runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq) {
   comm::BaselineSpec spec{static_cast<comm::BaselineKind>(m.kind), m.bytes, m.warmup, m.iters, m.window};
   auto seconds = comm::runBaseline(world_.comm(), m.peer, m.initiator != 0, spec);
