@@ -9,8 +9,9 @@
 
 namespace ferry::comm {
 
-// Collective. Measures each rank's clock offset from rank 0's (a few timestamp exchanges,
-// keeping the one with the shortest round trip) and keeps it for gatherTrace.
+// Collective. Measures the clock offset from rank 0's of each rank on another physical node
+// (a few timestamp exchanges, keeping the one with the shortest round trip) and keeps it
+// for gatherTrace; ranks on rank 0's node share its clock (offset 0).
 Status alignTraceClocks(World& world);
 // Collective. Rank 0 writes `path` with every rank's events; `processName` labels this rank.
 Status gatherTrace(World& world, const std::string& path, const std::string& processName);
