@@ -1,6 +1,7 @@
 # Install layout (mirrors the build tree):
 #   bin/ferry                                   the CLI
 #   <libdir>/ferry/offload/libomptarget.rtl.x86_64{.nextgen,}.so   the offload plugin
+#   <libdir>/ferry/offload/libomptarget.rtl.cuda{.nextgen,}.so     declines the cuda slot
 #   include/ferry/*.h                           public C headers
 #   <libdir>/cmake/Ferry/FerryConfig.cmake      find_package(Ferry)
 #   <libdir>/pkgconfig/ferry.pc                 pkg-config ferry
@@ -12,9 +13,11 @@ set(FERRY_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/${FERRY_PLUGIN_SUBDIR})
 # carry the RUNPATH they need, which CMake's install-time RPATH rewrite would trip over.
 set_target_properties(ferry ferry_omptarget_plugin PROPERTIES SKIP_BUILD_RPATH ON)
 install(TARGETS ferry RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS ferry_omptarget_plugin LIBRARY DESTINATION ${FERRY_INSTALL_PLUGINDIR})
-install(CODE "execute_process(COMMAND ${CMAKE_COMMAND} -E create_symlink libomptarget.rtl.x86_64.nextgen.so
-               \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${FERRY_INSTALL_PLUGINDIR}/libomptarget.rtl.x86_64.so)")
+install(TARGETS ferry_omptarget_plugin ferry_cuda_slot_stub LIBRARY DESTINATION ${FERRY_INSTALL_PLUGINDIR})
+foreach(slot x86_64 cuda)
+  install(CODE "execute_process(COMMAND ${CMAKE_COMMAND} -E create_symlink libomptarget.rtl.${slot}.nextgen.so
+                 \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${FERRY_INSTALL_PLUGINDIR}/libomptarget.rtl.${slot}.so)")
+endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ferry DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # Ferry::headers: the public C headers (ferry_offload.h needs only libdl).
