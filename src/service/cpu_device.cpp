@@ -29,7 +29,7 @@ void CpuDevice::configureThreadOnce() {
   if (auto set = reinterpret_cast<SetInt>(dlsym(RTLD_DEFAULT, "omp_set_teams_thread_limit"))) set(threads_);
 }
 
-Result<std::vector<uint64_t>> CpuDevice::loadImage(const ImageRecord& image) {
+Result<std::vector<uint64_t>> CpuDevice::loadImage(const ImageRecord& image, int /*globalDevice: hooks ask the thread*/) {
   if (Status st = checkElf(image.elf.data(), image.elf.size()); !st) return st;
   return backend_.loadImage(image);
 }

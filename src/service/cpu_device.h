@@ -23,7 +23,7 @@ class CpuDevice final : public LocalDevice {
   bool hostAccessible() const override { return true; }
 
   Status init(int64_t requiresFlags) override { return backend_.init(requiresFlags); }
-  Result<std::vector<uint64_t>> loadImage(const ImageRecord& image) override;
+  Result<std::vector<uint64_t>> loadImage(const ImageRecord& image, int globalDevice) override;
   Status launch(const comm::LaunchMsg& launch) override;
   Result<uint64_t> allocate(uint64_t size, int32_t kind) override;
   Status release(uint64_t addr, uint64_t size, int32_t kind) override;

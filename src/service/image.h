@@ -36,6 +36,10 @@ Status checkElf(const uint8_t* data, size_t len);
 uint16_t elfMachine(const uint8_t* data, size_t len);
 inline constexpr uint16_t kElfMachineCuda = 190;
 
+// The size of the symbol `name` in the image's symbol table, or 0 when it has none (or the
+// bytes are not a well-formed 64-bit ELF).
+uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name);
+
 // 64-bit FNV-1a of the bytes: an image's identity across ranks.
 uint64_t imageHash(const uint8_t* data, size_t len);
 

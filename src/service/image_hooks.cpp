@@ -108,6 +108,7 @@ bool isImagePath(const char* name) { return name && std::strstr(name, "/tmp/tmpf
 }  // namespace
 
 void setJobView(int numDevices) { gNumDevices.store(numDevices); }
+int jobNumDevices() { return gNumDevices.load(std::memory_order_relaxed); }
 
 void setExecutingDevice(int globalDevice) {
   tDevice = globalDevice;

@@ -15,6 +15,7 @@ namespace ferry::service {
 
 // The job's view, set once before the first image loads.
 void setJobView(int numDevices);
+int jobNumDevices();
 // The global number of the device whose kernel the calling thread runs (also used as the
 // process's answer when it serves a single device: threads a kernel forks ask too).
 void setExecutingDevice(int globalDevice);

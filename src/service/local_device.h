@@ -30,8 +30,9 @@ class LocalDevice {
 
   // Runs once, before the first image load, allocation or launch.
   virtual Status init(int64_t requiresFlags) = 0;
-  // Loads an image; returns one table address per entry (kernel handle or global address).
-  virtual Result<std::vector<uint64_t>> loadImage(const ImageRecord& image) = 0;
+  // Loads an image on the device that is `globalDevice` in the job's table; returns one table
+  // address per entry (kernel handle or global address).
+  virtual Result<std::vector<uint64_t>> loadImage(const ImageRecord& image, int globalDevice) = 0;
   virtual Status launch(const comm::LaunchMsg& launch) = 0;
 
   // Client-managed heaps: `commit` prepares [addr, addr+size), `release` gives it back.

@@ -68,14 +68,15 @@ Status PluginBackend::init(int64_t requiresFlags) {
   return {};
 }
 
-Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image) {
+Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image, const std::vector<ImageEntry>& extra) {
   // The stock plugin needs a non-NULL addr on each entry (it only tests it).
-  std::vector<__tgt_offload_entry> entries(image.entries.size());
+  std::vector<__tgt_offload_entry> entries(image.entries.size() + extra.size());
   for (size_t i = 0; i < entries.size(); ++i) {
+    const ImageEntry& e = i < image.entries.size() ? image.entries[i] : extra[i - image.entries.size()];
     entries[i].addr = reinterpret_cast<void*>(1);
-    entries[i].name = const_cast<char*>(image.entries[i].name.c_str());
-    entries[i].size = image.entries[i].size;
-    entries[i].flags = image.entries[i].flags;
+    entries[i].name = const_cast<char*>(e.name.c_str());
+    entries[i].size = e.size;
+    entries[i].flags = e.flags;
   }
   auto* bytes = const_cast<uint8_t*>(image.elf.data());
   __tgt_device_image img{bytes, bytes + image.elf.size(), entries.data(), entries.data() + entries.size()};
@@ -94,6 +95,7 @@ Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image)
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < n; ++i) {
     addrs[i] = reinterpret_cast<uint64_t>(table->EntriesBegin[i].addr);
+    if (i >= image.entries.size()) continue;  // the device runtime's own, not the program's
     const std::string& name = image.entries[i].name;
     if (image.entries[i].size == 0) kernels_[addrs[i]] = Kernel{name, "kernel " + name + " on " + label_};
     else globals_[addrs[i]] = image.entries[i].size;

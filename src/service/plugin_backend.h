@@ -25,8 +25,9 @@ class PluginBackend {
   const std::string& label() const { return label_; }  // "x86_64 host plugin device 0"
 
   Status init(int64_t requiresFlags);
-  // Returns one table address per entry: kernel handles and global addresses.
-  Result<std::vector<uint64_t>> loadImage(const ImageRecord& image);
+  // Returns one table address per entry: kernel handles and global addresses. `extra` names
+  // globals of the device runtime to resolve as well; their addresses follow the entries'.
+  Result<std::vector<uint64_t>> loadImage(const ImageRecord& image, const std::vector<ImageEntry>& extra = {});
   Status launch(const comm::LaunchMsg& m);
   std::string kernelName(uint64_t handle) const;
   bool validGlobal(uint64_t addr, uint64_t len) const;

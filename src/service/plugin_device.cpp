@@ -1,7 +1,9 @@
 #include "service/plugin_device.h"
 
+#include "platform/log.h"
 #include "platform/parse.h"
 #include "platform/ranges.h"
+#include "service/image_hooks.h"
 
 namespace ferry::service {
 
@@ -49,6 +51,44 @@ Status PluginDevice::read(void* dst, uint64_t src, uint64_t len) {
       abi::kOffloadSuccess)
     return Status(Errc::Internal, "the stock plugin failed to copy " + parse::formatSize(len) + " from " + hex(src));
   return {};
+}
+
+namespace {
+
+// LLVM 16's GPU device runtime answers omp_get_num_devices() and omp_get_device_num() inside
+// a region from this constant, which the stock plugin fills with its own view (its device
+// count, the GPU's index on this rank). The job's view replaces it after each load.
+constexpr const char* kDeviceEnvironment = "__omp_rtl_device_environment";
+struct DeviceEnvironment {  // openmp/libomptarget/include/DeviceEnvironment.h, LLVM 16
+  uint32_t debugKind;
+  uint32_t numDevices;
+  uint32_t deviceNum;
+  uint32_t dynamicMemSize;
+};
+
+}  // namespace
+
+Result<std::vector<uint64_t>> PluginDevice::loadImage(const ImageRecord& image, int globalDevice) {
+  bool patch = kind_ == DeviceKind::Gpu &&
+               elfSymbolSize(image.elf.data(), image.elf.size(), kDeviceEnvironment) == sizeof(DeviceEnvironment);
+  if (!patch) return backend_.loadImage(image);
+  auto addrs = backend_.loadImage(image, {ImageEntry{kDeviceEnvironment, sizeof(DeviceEnvironment), 0}});
+  if (!addrs) return addrs;
+  uint64_t at = addrs->back();
+  addrs->pop_back();
+  DeviceEnvironment env{};
+  if (Status st = read(&env, at, sizeof env); !st) return st;
+  // Only the layout this was written for: the plugin's own values must be where expected.
+  if (env.deviceNum != static_cast<uint32_t>(backend_.id()) ||
+      env.numDevices != static_cast<uint32_t>(backend_.plugin().numDevices)) {
+    log::info(log::Service, "%s: the image's device environment is not LLVM 16's; device queries in its regions "
+                            "answer for this rank", backend_.label().c_str());
+    return addrs;
+  }
+  env.numDevices = static_cast<uint32_t>(jobNumDevices());
+  env.deviceNum = static_cast<uint32_t>(globalDevice);
+  if (Status st = write(at, &env, sizeof env); !st) return st;
+  return addrs;
 }
 
 bool PluginDevice::validRange(uint64_t addr, uint64_t len) const {

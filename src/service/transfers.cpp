@@ -122,9 +122,10 @@ void Server::finishLoadImage(uint32_t dev, Op& op) {
                                                            std::to_string(image->entries.size()) +
                                                            " entries, the host announced " + std::to_string(m.numEntries)));
   LocalDevice* device = devices_[dev].dev.get();
+  int global = dev < globalIds_.size() ? globalIds_[dev] : static_cast<int>(dev);
   Op* o = &op;
-  runHeavy(dev, op, [device, image, o] {
-    auto table = device->loadImage(*image);
+  runHeavy(dev, op, [device, image, o, global] {
+    auto table = device->loadImage(*image, global);
     if (!table) return table.takeStatus();
     o->values = std::move(table.value());
     return Status();

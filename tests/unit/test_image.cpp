@@ -2,6 +2,9 @@
 // the ELF checks say what is wrong with a foreign image.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "elf_fixture.h"
 #include "service/image.h"
 
@@ -62,6 +65,30 @@ TEST(Image, ElfChecksNameTheProblem) {
   EXPECT_NE(checkElf(text.data(), text.size()).message().find("too small"), std::string::npos);
   std::vector<uint8_t> notElf(128, 'x');
   EXPECT_NE(checkElf(notElf.data(), notElf.size()).message().find("not an ELF"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ferry::service
+
+// A global of known size in this test's own symbol table.
+extern "C" {
+__attribute__((used)) char ferry_test_sized_symbol[48];
+}
+
+namespace ferry::service {
+namespace {
+
+// What a GPU image's device-environment lookup relies on (plugin_device.cpp).
+TEST(Image, SymbolSizesComeFromTheSymbolTable) {
+  std::ifstream f("/proc/self/exe", std::ios::binary);
+  std::vector<uint8_t> self((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_GT(self.size(), 1000u);
+  EXPECT_EQ(elfSymbolSize(self.data(), self.size(), "ferry_test_sized_symbol"), 48u);
+  EXPECT_EQ(elfSymbolSize(self.data(), self.size(), "ferry_test_sized"), 0u) << "a prefix is not a match";
+  EXPECT_EQ(elfSymbolSize(self.data(), self.size(), "no_such_symbol_here"), 0u);
+  EXPECT_EQ(elfSymbolSize(self.data(), 200, "ferry_test_sized_symbol"), 0u) << "truncated section table";
+  std::vector<uint8_t> junk(4096, 0xab);
+  EXPECT_EQ(elfSymbolSize(junk.data(), junk.size(), "ferry_test_sized_symbol"), 0u);
 }
 
 TEST(Image, HashIsStableAndNonZero) {
