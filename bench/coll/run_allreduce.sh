@@ -5,7 +5,9 @@
 #   bench/coll/run_allreduce.sh BUILD_DIR OUT_DIR [benchmark options, e.g. -r 7 -b 0.5]
 #
 # The MPI library is the one BUILD_DIR was configured with. MPICH busy-polls, so with it only
-# the 2-rank layouts run (shared/notes/benchmarking.md).
+# the 2-rank layouts run (shared/notes/benchmarking.md). COLL_LAYOUTS=many runs the
+# 8- and 16-rank layouts instead, for a machine with at least 16 cores (one rank per core).
+# PYTHON names the interpreter that has matplotlib (default /usr/bin/python3).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 out=$2
@@ -26,9 +28,19 @@ layouts=(
   "np4_vnodes2|4|FERRY_VIRTUAL_NODES=2|"
   "np4_vnodes2_shared|4|FERRY_VIRTUAL_NODES=2|--buffers shared"
 )
+if [[ ${COLL_LAYOUTS:-} == many ]]; then
+  layouts=(
+    "np8_one_node|8||"
+    "np8_vnodes2|8|FERRY_VIRTUAL_NODES=2|"
+    "np16_one_node|16||"
+    "np16_vnodes2|16|FERRY_VIRTUAL_NODES=2|"
+    "np16_vnodes4|16|FERRY_VIRTUAL_NODES=4|"
+    "np16_vnodes4_shared|16|FERRY_VIRTUAL_NODES=4|--buffers shared"
+  )
+fi
 for layout in "${layouts[@]}"; do
   IFS='|' read -r name np settings options <<<"$layout"
-  if [[ $flavor == mpich && $np -gt 2 ]]; then continue; fi
+  if [[ $flavor == mpich && $np -gt 2 && $np -gt $(nproc) ]]; then continue; fi
   launcher=("$mpiexec" -n "$np")
   bind=()
   if [[ $flavor == openmpi ]]; then
@@ -39,14 +51,18 @@ for layout in "${layouts[@]}"; do
     if [[ $np -gt $(nproc) ]]; then
       launcher+=(--oversubscribe --bind-to none)
       bind=(sh -c 'exec taskset -c $((OMPI_COMM_WORLD_RANK * $0 / OMPI_COMM_WORLD_SIZE)) "$@"' "$(nproc)")
+    else
+      launcher+=(--bind-to core)
     fi
     for s in $settings; do launcher+=(-x "$s"); done
+  elif [[ ${COLL_LAYOUTS:-} == many ]]; then
+    launcher+=(-bind-to core)
   fi
   echo "== $name ($flavor)"
   # shellcheck disable=SC2086
   env $settings "${launcher[@]}" "${bind[@]}" "$build/bin/osu_allreduce_ferry" $options --csv "$out/$name.csv" "$@" |
     tee "$out/$name.txt"
-  /usr/bin/python3 "$here/plot_allreduce.py" "$out/$name.csv" "$out/$name.png" \
+  "${PYTHON:-/usr/bin/python3}" "$here/plot_allreduce.py" "$out/$name.csv" "$out/$name.png" \
     "MPI_Allreduce, $np ranks, $name ($flavor)"
 done
 echo "results in $out"
