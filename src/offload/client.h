@@ -104,7 +104,6 @@ class Client {
     std::map<uint64_t, uint64_t> globals;   // address -> size
     std::map<uint64_t, uint64_t> allocations;  // plugin-managed devices: address -> size
     std::set<void*> hostAllocs;             // TARGET_ALLOC_HOST blocks
-    uint64_t retained = 0;  // bytes freed but left resident, for reuse (Client::free)
   };
 
   std::vector<uint8_t> encodeFor(int id, comm::MsgType type, const comm::Body& body, const void* inlineBytes,

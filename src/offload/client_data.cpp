@@ -82,12 +82,6 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
                       parse::formatSize(d.heap->capacity()) + " of memory, " +
                       parse::formatSize(d.heap->capacity() - d.heap->used()) + " free (largest block " +
                       parse::formatSize(d.heap->largestFree()) + "); set FERRY_DEVICE_MEMORY to give devices more");
-  {
-    // Best fit hands out freed ranges first, so count a new block against the resident
-    // memory retained by earlier frees (an estimate: it only bounds what stays resident).
-    std::lock_guard lock(d.mutex);
-    d.retained -= std::min(d.retained, static_cast<uint64_t>(size));
-  }
   return reinterpret_cast<void*>(*addr);
 }
 
@@ -134,17 +128,10 @@ Status Client::free(int id, void* ptr, int32_t kind) {
   uint64_t size = d.heap->free(addr);
   if (size == 0)
     return Status(Errc::InvalidArgument, "free of " + hex(addr) + " on " + where(id) + ": not an allocated block");
-  if (size < kReleaseThreshold) return {};
-  {
-    // Kept resident, a block allocated in its place costs no page faults: giving 1 MiB back
-    // made the next map(to) of 1 MiB of fresh data fault in 256 pages and cost 2.7x the MPI
-    // transfer (docs/performance.md, finding 1).
-    std::lock_guard lock(d.mutex);
-    if (d.retained + size <= retainBudget()) {
-      d.retained += size;
-      return {};
-    }
-  }
+  // Kept resident, a block allocated in its place costs no page faults: giving 1 MiB back
+  // made the next map(to) of 1 MiB of fresh data fault in 256 pages and cost 2.7x the MPI
+  // transfer (docs/performance.md, finding 1).
+  if (size < kReleaseThreshold || d.heap->retain(size, retainBudget())) return {};
   // Queued behind earlier users of the block; the pages go back to the kernel.
   return send(id, MsgType::Free, comm::FreeMsg{addr, size, kind});
 }

@@ -1,5 +1,7 @@
 #include "offload/device_allocator.h"
 
+#include <algorithm>
+
 #include "platform/ranges.h"
 
 namespace ferry::offload {
@@ -35,7 +37,15 @@ std::optional<uint64_t> DeviceAllocator::allocate(uint64_t size) {
   if (blockSize > need) insertFree(addr + need, blockSize - need);
   live_[addr] = need;
   used_ += need;
+  retained_ -= std::min(retained_, need);
   return addr;
+}
+
+bool DeviceAllocator::retain(uint64_t size, uint64_t budget) {
+  std::lock_guard lock(mutex_);
+  if (retained_ + size > budget) return false;
+  retained_ += size;
+  return true;
 }
 
 uint64_t DeviceAllocator::free(uint64_t addr) {

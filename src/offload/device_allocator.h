@@ -23,6 +23,11 @@ class DeviceAllocator {
   uint64_t free(uint64_t addr);
   // Whether [addr, addr+len) lies inside one live allocation.
   bool contains(uint64_t addr, uint64_t len) const;
+  // Counts a freed block of `size` bytes as left resident on the device, if that keeps the
+  // resident total within `budget`; false when its pages should go back instead. Best fit
+  // hands freed ranges out first, so allocate() counts each new block against the total
+  // (an estimate: it only bounds what stays resident; FERRY_DEVICE_RETAIN).
+  bool retain(uint64_t size, uint64_t budget);
 
   uint64_t capacity() const { return size_; }
   uint64_t used() const;
@@ -38,6 +43,7 @@ class DeviceAllocator {
   std::multimap<uint64_t, uint64_t> freeBySize_;       // size -> addr
   std::map<uint64_t, uint64_t> live_;                  // addr -> size
   uint64_t used_ = 0;
+  uint64_t retained_ = 0;
 };
 
 }  // namespace ferry::offload

@@ -55,6 +55,19 @@ TEST(DeviceAllocator, UnknownFreeIsReported) {
   EXPECT_EQ(a.free(*p), 0u) << "double free";
 }
 
+// FERRY_DEVICE_RETAIN's accounting: freed blocks stay resident up to the budget, and a new
+// block (placed in freed memory first) uses up what was retained.
+TEST(DeviceAllocator, RetainedBytesStayWithinTheBudget) {
+  DeviceAllocator a(0x10000, 1 << 24);
+  EXPECT_TRUE(a.retain(3 << 20, 4 << 20));
+  EXPECT_FALSE(a.retain(2 << 20, 4 << 20)) << "3 + 2 MiB is over a 4 MiB budget";
+  EXPECT_TRUE(a.retain(1 << 20, 4 << 20));
+  ASSERT_TRUE(a.allocate(2 << 20));
+  EXPECT_TRUE(a.retain(2 << 20, 4 << 20)) << "the new block took 2 MiB of the retained 4";
+  EXPECT_FALSE(a.retain(1, 4 << 20));
+  EXPECT_FALSE(a.retain(1, 0)) << "a zero budget retains nothing";
+}
+
 TEST(DeviceAllocator, RandomWorkloadKeepsBlocksDisjoint) {
   DeviceAllocator a(kBase, 64 << 20);
   std::mt19937 rng(3);
