@@ -60,12 +60,13 @@ uint16_t elfMachine(const uint8_t* data, size_t len) {
   return h.e_machine;
 }
 
-uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name) {
-  if (elfMachine(data, len) == 0 || len < sizeof(Elf64_Ehdr)) return 0;
+bool findElfSymbol(const uint8_t* data, size_t len, uint32_t sectionType,
+                   const std::function<bool(std::string_view name, uint64_t size, bool defined)>& fn) {
+  if (elfMachine(data, len) == 0 || len < sizeof(Elf64_Ehdr)) return false;
   Elf64_Ehdr eh;
   std::memcpy(&eh, data, sizeof eh);
   if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > len || eh.e_shnum > (len - eh.e_shoff) / sizeof(Elf64_Shdr))
-    return 0;
+    return false;
   auto section = [&](size_t i) {
     Elf64_Shdr sh;
     std::memcpy(&sh, data + eh.e_shoff + i * sizeof sh, sizeof sh);
@@ -73,22 +74,34 @@ uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name) {
   };
   for (size_t i = 0; i < eh.e_shnum; ++i) {
     Elf64_Shdr symtab = section(i);
-    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_link >= eh.e_shnum) continue;
+    if (symtab.sh_type != sectionType || symtab.sh_link >= eh.e_shnum) continue;
     Elf64_Shdr strtab = section(symtab.sh_link);
     if (symtab.sh_offset > len || symtab.sh_size > len - symtab.sh_offset || strtab.sh_offset > len ||
         strtab.sh_size > len - strtab.sh_offset)
-      return 0;
+      return false;
     const char* strings = reinterpret_cast<const char*>(data + strtab.sh_offset);
     for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= symtab.sh_size; off += sizeof(Elf64_Sym)) {
       Elf64_Sym sym;
       std::memcpy(&sym, data + symtab.sh_offset + off, sizeof sym);
       if (sym.st_name >= strtab.sh_size) continue;
       const char* s = strings + sym.st_name;
-      if (std::strncmp(s, name, strtab.sh_size - sym.st_name) == 0 && std::strlen(name) < strtab.sh_size - sym.st_name)
-        return sym.st_size;
+      // Names are NUL-terminated inside the string table; one that runs off its end is not read.
+      size_t n = strnlen(s, strtab.sh_size - sym.st_name);
+      if (n == strtab.sh_size - sym.st_name) continue;
+      if (fn(std::string_view(s, n), sym.st_size, sym.st_shndx != SHN_UNDEF)) return true;
     }
   }
-  return 0;
+  return false;
+}
+
+uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name) {
+  uint64_t size = 0;
+  findElfSymbol(data, len, SHT_SYMTAB, [&](std::string_view s, uint64_t bytes, bool) {
+    if (s != name) return false;
+    size = bytes;
+    return true;
+  });
+  return size;
 }
 
 uint64_t imageHash(const uint8_t* data, size_t len) {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "platform/status.h"
@@ -36,6 +38,11 @@ Status checkElf(const uint8_t* data, size_t len);
 uint16_t elfMachine(const uint8_t* data, size_t len);
 inline constexpr uint16_t kElfMachineCuda = 190;
 
+// Calls fn(name, size, defined) for each symbol of the ELF64's sections of `sectionType`
+// (SHT_SYMTAB or SHT_DYNSYM) until fn returns true; false when the bytes are not a
+// well-formed 64-bit ELF or fn never returned true.
+bool findElfSymbol(const uint8_t* data, size_t len, uint32_t sectionType,
+                   const std::function<bool(std::string_view name, uint64_t size, bool defined)>& fn);
 // The size of the symbol `name` in the image's symbol table, or 0 when it has none (or the
 // bytes are not a well-formed 64-bit ELF).
 uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name);
