@@ -3,7 +3,7 @@
 # .gpu-kit/kit.tar.xz here: unpacks the kit, puts LLVM 16 and the MPI launchers where the
 # builds expect them, then runs the requested steps. Logs go to $OUT (or ./gpu-out).
 #
-#   scripts/gpu-check.sh [probe] [tests] [info] [coll-openmpi] [coll-mpich] [offload-bench]
+#   scripts/gpu-check.sh [probe] [tests] [info] [coll-openmpi] [coll-mpich]
 set -uo pipefail
 repo=$(pwd)
 out=${OUT:-$repo/gpu-out}
@@ -96,11 +96,6 @@ coll() {  # coll <build> <name>
   grep -E '^(==|  *[0-9])' "$out/coll-$2.log" | tail -80
 }
 
-offload_bench() {
-  "$repo/build-gpu/bin/ferry" bench offload -o "$out/offload" 2>&1 | tail -60
-  tar -C "$out" -czf "$out/offload.tar.gz" offload && rm -rf "${out:?}/offload"
-}
-
 unpack
 environment
 for s in "${steps[@]}"; do
@@ -111,7 +106,6 @@ for s in "${steps[@]}"; do
     info) info ;;
     coll-openmpi) coll build-gpu openmpi ;;
     coll-mpich) coll build-gpu-mpich mpich ;;
-    offload-bench) offload_bench ;;
     *) echo "unknown step $s" ;;
   esac
 done
