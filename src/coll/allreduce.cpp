@@ -65,6 +65,7 @@ void report(const Decision& d, const Settings& s, const CallShape& call, MPI_Com
   if (!first && !log::enabled(log::Level::Debug, log::Coll)) return;
   std::string why = d.rule == Rule::SetupFailed && ctx ? ctx->disabledReason()
                                                         : explain(d, s, call, ctx ? &ctx->shape() : nullptr);
+  if (d.ferry && ctx) why += std::string("; same-node path ") + intraPathName(ctx->pathFor(call.bytes));
   log::write(first ? log::Level::Info : log::Level::Debug, log::Coll, "allreduce of %s on %s: %s (%s): %s",
              parse::formatSize(call.bytes).c_str(), commLabelFor(comm, ctx).c_str(),
              d.ferry ? "Ferry" : "MPI library", ruleName(d.rule), why.c_str());
@@ -143,10 +144,12 @@ int runFerry(const Settings& s, CommContext& ctx, const CallShape& call, const T
     LibraryReduction lib = libraryReduction(ti.elem, opKind);
     args.inter = InterReduction{lib.type, lib.op, args.reduce};
   }
+  IntraPath path = ctx.pathFor(call.bytes);
   // The staging slots were sized with the settings the communicator was set up with.
   uint64_t chunk = std::min<uint64_t>(chunkBytes(s, call.bytes, ctx.shape()), ctx.area().slotBytes());
+  if (path == IntraPath::Staged) chunk = std::min<uint64_t>(chunk, ctx.area().inputSlotBytes());
   Plan plan(static_cast<size_t>(count), elemSize(ti.elem), chunk, ctx.localSize());
-  Status st = ctx.path() == IntraPath::Single ? runSingleCopy(ctx, args, plan) : runStaged(ctx, args, plan);
+  Status st = path == IntraPath::Single ? runSingleCopy(ctx, args, plan) : runStaged(ctx, args, plan);
   if (!st) return fail(comm, ctx, call.bytes, st);
   countCall(true);
   return MPI_SUCCESS;

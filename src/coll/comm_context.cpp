@@ -132,15 +132,15 @@ Status CommContext::probeSameNode(const Settings& s) {
 
 Status CommContext::setupNode(const Settings& s) {
   if (Status st = probeSameNode(s); !st) return st;
-  bool staging = path_ == IntraPath::Staged;
-  // Result slots: the staged path's, and across nodes the single-copy path's for buffers
-  // peers cannot map (single_copy.cpp).
-  NodeArea::Slots slots{staging, staging || split_.numNodes > 1};
-  size_t bytes = NodeArea::bytesFor(split_.localSize, s.depth, s.chunkSize, slots);
+  // Small calls take the two-copy path where single copy works too, unless the settings
+  // force one path; its input slots then need to hold only them.
+  if (path_ == IntraPath::Single && s.intra == IntraChoice::Auto) stagedBelow_ = stagedBelow(s, split_.localSize);
+  size_t inputSlot = path_ == IntraPath::Staged ? s.chunkSize : std::max<uint64_t>(stagedBelow_, 1);
+  size_t bytes = NodeArea::bytesFor(split_.localSize, s.depth, inputSlot, s.chunkSize);
   auto seg = comm::mapNodeSegment(split_.nodeComm, bytes, "coll");
   if (!seg) return seg.takeStatus();
   segment_ = std::move(seg.value());
-  area_ = NodeArea(segment_.data(), split_.localSize, s.depth, s.chunkSize, slots);
+  area_ = NodeArea(segment_.data(), split_.localSize, s.depth, inputSlot, s.chunkSize);
   if (isLeader() && split_.numNodes > 1) {
     auto inter = makeInterStage(s.inter, split_.leaderComm, s.depth);
     if (!inter) return inter.takeStatus();
@@ -189,6 +189,7 @@ std::string CommContext::describe() const {
                         : std::to_string(shape_.minLocal) + " to " + std::to_string(shape_.maxLocal);
   return label_ + ": " + std::to_string(shape_.size) + " ranks on " + std::to_string(shape_.numNodes) + " node(s), " + per +
          " per node; same-node path " + intraPathName(path_) + " (" + pathReason_ + ")" +
+         (stagedBelow_ ? ", staged below " + parse::formatSize(stagedBelow_) + " (FERRY_COLL_STAGED_PER_RANK)" : "") +
          (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") : "") +
          "; spin " + parse::formatSeconds(static_cast<double>(spinNs_) * 1e-9);
 }

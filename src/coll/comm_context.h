@@ -49,7 +49,9 @@ class CommContext {
   int localSize() const { return split_.localSize; }
   bool isLeader() const { return split_.localRank == 0; }
   int numNodes() const { return shape_.numNodes; }
+  // The node's path for large messages; pathFor() is the one a call of `bytes` takes.
   IntraPath path() const { return path_; }
+  IntraPath pathFor(uint64_t bytes) const { return bytes < stagedBelow_ ? IntraPath::Staged : path_; }
   const std::string& pathReason() const { return pathReason_; }
   const NodeArea& area() const { return area_; }
   InterStage* inter() const { return inter_.get(); }
@@ -77,6 +79,7 @@ class CommContext {
   std::vector<pid_t> pids_;
   IntraPath path_ = IntraPath::Single;
   std::string pathReason_;
+  uint64_t stagedBelow_ = 0;  // smaller calls take the staged path although single copy works
   comm::ShmSegment segment_;
   NodeArea area_;
   std::unique_ptr<InterStage> inter_;

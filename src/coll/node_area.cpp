@@ -16,25 +16,21 @@ size_t controlBytes(int localSize) {
 
 }  // namespace
 
-size_t NodeArea::bytesFor(int localSize, int depth, size_t slotBytes, Slots slots) {
-  size_t perSet = static_cast<size_t>(depth) * slotBytes;
-  size_t bytes = controlBytes(localSize);
-  if (slots.inputs) bytes += static_cast<size_t>(localSize) * perSet;
-  if (slots.results) bytes += perSet;
-  return bytes;
+size_t NodeArea::bytesFor(int localSize, int depth, size_t inputSlotBytes, size_t slotBytes) {
+  size_t k = static_cast<size_t>(localSize), d = static_cast<size_t>(depth);
+  return controlBytes(localSize) + k * d * alignUp(inputSlotBytes, kAlign) + d * alignUp(slotBytes, kAlign);
 }
 
-NodeArea::NodeArea(uint8_t* base, int localSize, int depth, size_t slotBytes, Slots slots)
-    : localSize_(localSize), depth_(depth), slotBytes_(slotBytes) {
+NodeArea::NodeArea(uint8_t* base, int localSize, int depth, size_t inputSlotBytes, size_t slotBytes)
+    : localSize_(localSize),
+      depth_(depth),
+      inputSlotBytes_(alignUp(inputSlotBytes, kAlign)),
+      slotBytes_(alignUp(slotBytes, kAlign)) {
   // The segment is fresh and zero-filled, which is the initial value of every counter.
   lines_ = reinterpret_cast<RankLine*>(base + kHeaderBytes);
   leader_ = reinterpret_cast<LeaderLine*>(base + kHeaderBytes + sizeof(RankLine) * static_cast<size_t>(localSize));
-  uint8_t* next = base + controlBytes(localSize);
-  if (slots.inputs) {
-    inputs_ = next;
-    next += static_cast<size_t>(localSize) * static_cast<size_t>(depth) * slotBytes;
-  }
-  if (slots.results) results_ = next;
+  inputs_ = base + controlBytes(localSize);
+  results_ = inputs_ + static_cast<size_t>(localSize) * static_cast<size_t>(depth) * inputSlotBytes_;
 }
 
 uint64_t NodeArea::lowest(std::atomic<uint64_t> RankLine::*counter) const {

@@ -1,11 +1,13 @@
 // The shared segment of one node: a control line per node-local rank, one for the leader,
-// and (on the two-copy path) the staging slots. Every counter only grows, across calls as
-// well as chunks, so nothing is ever reset and a late reader can never confuse one call's
-// flag with another's. Each line is written by its owner only; the others read it.
+// and the staging slots. Every counter only grows, across calls as well as chunks, so
+// nothing is ever reset and a late reader can never confuse one call's flag with another's.
+// Each line is written by its owner only; the others read it.
 //
-//   | header | RankLine 0 .. k-1 | LeaderLine | inputs[k][depth][slot] | results[depth][slot] |
-//                                              `- staged path only ----' `- staged path, and
-//                                                                        single copy across nodes -'
+//   | header | RankLine 0 .. k-1 | LeaderLine | inputs[k][depth][input slot] | results[depth][slot] |
+//
+// Inputs serve the two-copy path; results serve it too, and the single-copy path wherever
+// a receive buffer is not in the shared heap (single_copy.cpp). Where single copy works,
+// the two-copy path runs only small messages, so its input slots are only that large.
 #pragma once
 
 #include <atomic>
@@ -40,20 +42,19 @@ struct alignas(64) LeaderLine {
 
 class NodeArea {
  public:
-  struct Slots {
-    bool inputs = false;   // one set per rank: the two-copy path's inputs
-    bool results = false;  // one set for the node: reduced chunks
-  };
-  static size_t bytesFor(int localSize, int depth, size_t slotBytes, Slots slots);
+  static size_t bytesFor(int localSize, int depth, size_t inputSlotBytes, size_t slotBytes);
 
   NodeArea() = default;
-  NodeArea(uint8_t* base, int localSize, int depth, size_t slotBytes, Slots slots);
+  NodeArea(uint8_t* base, int localSize, int depth, size_t inputSlotBytes, size_t slotBytes);
 
   RankLine& line(int localRank) const { return lines_[localRank]; }
   LeaderLine& leader() const { return *leader_; }
   // Staging slots: rank `r`'s input of a chunk (staged path), and the chunk's result.
-  uint8_t* input(int r, size_t slot) const { return inputs_ + (static_cast<size_t>(r) * depth_ + slot) * slotBytes_; }
+  uint8_t* input(int r, size_t slot) const {
+    return inputs_ + (static_cast<size_t>(r) * depth_ + slot) * inputSlotBytes_;
+  }
   uint8_t* result(size_t slot) const { return results_ + slot * slotBytes_; }
+  size_t inputSlotBytes() const { return inputSlotBytes_; }
   size_t slotBytes() const { return slotBytes_; }
   int depth() const { return depth_; }
 
@@ -67,6 +68,7 @@ class NodeArea {
   uint8_t* results_ = nullptr;
   int localSize_ = 0;
   int depth_ = 0;
+  size_t inputSlotBytes_ = 0;
   size_t slotBytes_ = 0;
 };
 

@@ -43,6 +43,12 @@ Decision select(const Settings& s, const CallShape& call, const CommShape& comm)
 // The sentence that explains a decision (FERRY_LOG=coll); `comm` is null before set-up.
 std::string explain(const Decision& d, const Settings& s, const CallShape& call, const CommShape* comm);
 
+// Where single copy works, messages below this size still take the two-copy path: each
+// peer read by process_vm_readv costs a system call per block, and with k ranks a rank makes
+// 2(k-1) of them per chunk, so the size below which they cost more than a second copy
+// grows with the ranks on the node.
+uint64_t stagedBelow(const Settings& s, int localSize);
+
 // Pipeline chunk for a message of `bytes`: small enough that several chunks overlap the node
 // and inter-node stages, large enough that per-chunk costs stay small.
 uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm);

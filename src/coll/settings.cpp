@@ -7,6 +7,7 @@ Settings Settings::fromConfig(const Config& cfg) {
   const std::string& mode = cfg.text(Knob::CollMode);
   s.mode = mode == "on" ? Mode::On : mode == "off" ? Mode::Off : Mode::Auto;
   s.minSize = cfg.size(Knob::CollMinSize);
+  s.stagedPerRank = cfg.size(Knob::CollStagedPerRank);
   s.chunkSize = cfg.size(Knob::CollChunkSize);
   s.depth = static_cast<int>(cfg.integer(Knob::CollDepth));
   const std::string& intra = cfg.text(Knob::CollIntra);
@@ -31,6 +32,7 @@ uint64_t Settings::fingerprint() const {
   };
   mix(static_cast<uint64_t>(mode));
   mix(minSize);
+  mix(stagedPerRank);
   mix(chunkSize);
   mix(static_cast<uint64_t>(depth));
   mix(static_cast<uint64_t>(intra));

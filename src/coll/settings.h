@@ -19,7 +19,8 @@ constexpr uint64_t kAllocMemMinSize = 64 * 1024;
 
 struct Settings {
   Mode mode = Mode::Auto;
-  uint64_t minSize = 16 * 1024;
+  uint64_t minSize = 4 * 1024;
+  uint64_t stagedPerRank = 16 * 1024;
   uint64_t chunkSize = 512 * 1024;
   int depth = 4;
   IntraChoice intra = IntraChoice::Auto;

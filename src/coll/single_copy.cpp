@@ -1,14 +1,16 @@
 // The single-copy data path: each rank reads its share of every chunk straight from its node
-// peers' send buffers and writes the result straight into the destination (its own receive
-// buffer, or the leader's when there are several nodes). Peers' buffers in Ferry's shared
-// heap are mapped (through the registration cache) and read in place; any other buffer is
-// read with process_vm_readv. Either way each input byte crosses between processes once.
+// peers' send buffers. Peers' buffers in Ferry's shared heap are mapped (through the
+// registration cache) and read in place; any other buffer is read with process_vm_readv.
+// Either way each input byte crosses between processes once.
 //
-// Across nodes, when the leader's receive buffer is not in the shared heap, the node's
-// result slots take its place: shares are reduced into a slot, the leaders reduce the slot
-// across nodes, and every rank copies the result out with memcpy. process_vm_readv copies at
-// about half the speed of memcpy, and this takes two of its passes (a non-leader's share into
-// the leader's buffer, and the result back out) off every chunk.
+// Where the reduced shares go. If every receive buffer the call needs is in the shared heap
+// (one node: every rank's; across nodes: the leader's), or on one node of two ranks, shares
+// are reduced straight into it and ranks copy the others' shares (one node) or the leader's
+// chunk (across nodes) from there. Otherwise the node's result slots take its place: shares
+// are reduced into a slot, the leaders reduce the slot across nodes, and every rank copies
+// the chunk out with memcpy. process_vm_readv copies at about half the speed of memcpy and
+// costs a system call per peer, so this takes k-1 of those calls, and the slower copy, off
+// every chunk of every rank.
 //
 // Because peers read this rank's buffers in place, a rank may return only once every peer
 // of its node is done with the call (end()).
@@ -44,10 +46,13 @@ class SingleCopy final : public Pipeline {
   // Where my shares go: my receive buffer, or the leader's, from which the leaders reduce
   // across nodes and every rank of the node then copies the result.
   const BufferRef& reduceTarget() const { return ctx_.numNodes() > 1 ? recvs_[0] : recvs_[me_]; }
+  bool recvsInHeap() const;
   Status reduceIntoSlot(size_t c, const Range& share);
+  Status deliverFromSlot(size_t c);
   Status deliverFromLeader(size_t c);
+  Status deliverFromPeers(size_t c);
 
-  bool viaSlots_ = false;  // across nodes: results go through the node's slots (see above)
+  bool viaSlots_ = false;  // results go through the node's slots (see above)
   std::vector<BufferRef> sends_, recvs_, shifted_;
   std::vector<std::shared_ptr<const comm::ShmSegment>> pins_;  // mappings used by this call
 };
@@ -81,11 +86,21 @@ BufferRef SingleCopy::reach(int r, const BufferDesc& d) {
   return BufferRef::remote(pid, d.addr);
 }
 
+bool SingleCopy::recvsInHeap() const {
+  int needed = ctx_.numNodes() > 1 ? 1 : k_;  // across nodes only the leader's is written by peers
+  for (int r = 0; r < needed; ++r)
+    if (area_.line(r).recv.block.gen == 0) return false;
+  return true;
+}
+
 Status SingleCopy::begin(Waiter& waiter) {
   if (Status st = waitUntil(waiter, [this] { return area_.lowest(&RankLine::posted) >= seq_; }); !st)
     return st.withContext("waiting for the node's buffer addresses");
-  // Decided from what the leader published, so that every rank of the node agrees.
-  viaSlots_ = ctx_.numNodes() > 1 && area_.line(0).recv.block.gen == 0;
+  // Decided from what the ranks published for this call, so that every rank of the node
+  // agrees. On one node of two ranks, reading the peer's half costs about what copying the
+  // whole chunk out of a slot costs, and measured faster at 256 KiB to 1 MiB; from three
+  // ranks on, the k-1 calls per chunk cost more (docs/collectives.md, "Same-node data paths").
+  viaSlots_ = !recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2);
   sends_.resize(static_cast<size_t>(k_));
   recvs_.resize(static_cast<size_t>(k_));
   for (int r = 0; r < k_; ++r) {
@@ -125,33 +140,37 @@ Result<bool> SingleCopy::reduceNext() {
 Result<bool> SingleCopy::deliverNext() {
   if (nextDeliver_ == plan_.chunks() || !resultReady(nextDeliver_)) return false;
   size_t c = nextDeliver_;
-  if (ctx_.numNodes() > 1) {
-    if (Status st = deliverFromLeader(c); !st) return st;
-  } else {
-    BufferRef dst = BufferRef::local(args_.recv);
-    for (int s = 0; s < k_; ++s) {
-      if (s == me_) continue;
-      Range share = plan_.share(c, s);
-      if (Status st = copyRange(recvs_[s], dst, plan_.offset(share), plan_.bytes(share)); !st)
-        return st.withContext("copying node-local rank " + std::to_string(s) + "'s share of chunk " +
-                              std::to_string(c) + " on " + ctx_.label());
-    }
-  }
+  Status st = viaSlots_ ? deliverFromSlot(c) : ctx_.numNodes() > 1 ? deliverFromLeader(c) : deliverFromPeers(c);
+  if (!st) return st;
   mine_.delivered.store(mark(c), std::memory_order_release);
   ++nextDeliver_;
   return true;
 }
 
-Status SingleCopy::deliverFromLeader(size_t c) {
+Status SingleCopy::deliverFromSlot(size_t c) {
   Range ch = plan_.chunk(c);
-  if (viaSlots_) {
-    std::memcpy(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
-    stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
-    return {};
-  }
+  std::memcpy(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
+  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
+  return {};
+}
+
+Status SingleCopy::deliverFromLeader(size_t c) {
   if (ctx_.isLeader()) return {};  // the leaders reduced in place
+  Range ch = plan_.chunk(c);
   if (Status st = copyRange(recvs_[0], BufferRef::local(args_.recv), plan_.offset(ch), plan_.bytes(ch)); !st)
     return st.withContext("copying chunk " + std::to_string(c) + " from the node leader on " + ctx_.label());
+  return {};
+}
+
+Status SingleCopy::deliverFromPeers(size_t c) {
+  BufferRef dst = BufferRef::local(args_.recv);
+  for (int s = 0; s < k_; ++s) {
+    if (s == me_) continue;
+    Range share = plan_.share(c, s);
+    if (Status st = copyRange(recvs_[s], dst, plan_.offset(share), plan_.bytes(share)); !st)
+      return st.withContext("copying node-local rank " + std::to_string(s) + "'s share of chunk " + std::to_string(c) +
+                            " on " + ctx_.label());
+  }
   return {};
 }
 

@@ -39,6 +39,7 @@ enum class Knob : uint16_t {
   // Collectives (src/coll; docs/collectives.md).
   CollMode,
   CollMinSize,
+  CollStagedPerRank,
   CollChunkSize,
   CollDepth,
   CollIntra,

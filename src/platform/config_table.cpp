@@ -62,8 +62,12 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
      "every call it supports, whatever the size), off (always the MPI library)"},
-    {Knob::CollMinSize, "FERRY_COLL_MIN_SIZE", KnobType::Size, "16K", nullptr, 0, kNoLimit, "coll",
+    {Knob::CollMinSize, "FERRY_COLL_MIN_SIZE", KnobType::Size, "4K", nullptr, 0, kNoLimit, "coll",
      "In auto mode, messages smaller than this go to the MPI library (the measured crossover)"},
+    {Knob::CollStagedPerRank, "FERRY_COLL_STAGED_PER_RANK", KnobType::Size, "16K", nullptr, 0, 64LL << 20, "coll",
+     "Where single copy works, messages below this size times the ranks on the node still take the "
+     "two-copy path through the node's segment: it makes no system calls, and below this size they "
+     "cost more than the second copy (FERRY_COLL_INTRA forces one path)"},
     {Knob::CollChunkSize, "FERRY_COLL_CHUNK_SIZE", KnobType::Size, "512K", nullptr, 4096, 64LL << 20, "coll",
      "Largest pipeline chunk of the allreduce: the node reduces one chunk while the leaders reduce "
      "the previous ones across nodes"},

@@ -48,13 +48,26 @@ TEST(CollSelect, OneRankPerNodeGoesToTheLibraryUnlessForced) {
 }
 
 TEST(CollSelect, DefaultCrossoverIsTheMeasuredOne) {
-  // docs/collectives.md: Ferry's algorithm wins from 16 KiB on every measured layout with
-  // ranks sharing a node, on both libraries; at 8 KiB it does not everywhere.
+  // docs/collectives.md: Ferry's algorithm wins from 4 KiB on every measured layout with
+  // ranks sharing a node, on both libraries; at 2 KiB it does not everywhere.
   Settings s;
-  EXPECT_EQ(s.minSize, 16u * 1024);
+  EXPECT_EQ(s.minSize, 4u * 1024);
   auto cfg = Config::fromEntries(std::vector<std::string>{});
   ASSERT_TRUE(cfg.isOk());
-  EXPECT_EQ(Settings::fromConfig(*cfg).minSize, 16u * 1024) << "registry and struct defaults agree";
+  Settings fromRegistry = Settings::fromConfig(*cfg);
+  EXPECT_EQ(fromRegistry.minSize, 4u * 1024) << "registry and struct defaults agree";
+  EXPECT_EQ(fromRegistry.stagedPerRank, s.stagedPerRank) << "registry and struct defaults agree";
+}
+
+TEST(CollSelect, TwoCopyPathBelowASizeThatGrowsWithTheRanksOnTheNode) {
+  Settings s;
+  s.stagedPerRank = 16 * 1024;
+  s.chunkSize = 512 * 1024;
+  EXPECT_EQ(stagedBelow(s, 2), 32u * 1024);
+  EXPECT_EQ(stagedBelow(s, 8), 128u * 1024);
+  EXPECT_EQ(stagedBelow(s, 64), 512u * 1024) << "never beyond one chunk: the input slots are that large at most";
+  s.stagedPerRank = 0;
+  EXPECT_EQ(stagedBelow(s, 8), 0u) << "0 turns it off";
 }
 
 TEST(CollSelect, ChosenExplainsTheShape) {
@@ -85,6 +98,9 @@ TEST(CollSettings, FingerprintCoversTheDecisionInputsOnly) {
   EXPECT_EQ(a.fingerprint(), b.fingerprint()) << "may differ per rank";
   b.chunkSize = 4096;
   EXPECT_NE(a.fingerprint(), b.fingerprint());
+  Settings d;
+  d.stagedPerRank = 1;
+  EXPECT_NE(a.fingerprint(), d.fingerprint()) << "decides the path of a call on every rank of a node";
   Settings c;
   c.virtualNodes = 2;
   EXPECT_NE(a.fingerprint(), c.fingerprint());
