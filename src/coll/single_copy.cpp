@@ -3,10 +3,11 @@
 // registration cache) and read in place; any other buffer is read with process_vm_readv.
 // Either way each input byte crosses between processes once.
 //
-// Where the reduced shares go. If every receive buffer the call needs is in the shared heap
-// (one node: every rank's; across nodes: the leader's), or on one node of two ranks, shares
-// are reduced straight into it and ranks copy the others' shares (one node) or the leader's
-// chunk (across nodes) from there. Otherwise the node's result slots take its place: shares
+// Where the reduced shares go. If every receive buffer the call writes is in the shared heap
+// (one node: every rank's; across nodes: the leader's), or the node is one of two ranks
+// alone, shares are reduced straight into the receive buffers and ranks copy the others'
+// shares (one node) or the leader's chunk (across nodes) from there. Otherwise the node's
+// result slots take their place: shares
 // are reduced into a slot, the leaders reduce the slot across nodes, and every rank copies
 // the chunk out with memcpy. process_vm_readv copies at about half the speed of memcpy and
 // costs a system call per peer, so this takes k-1 of those calls, and the slower copy, off
