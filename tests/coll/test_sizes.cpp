@@ -1,7 +1,12 @@
 // Counts from 0 to several MiB, around every boundary the plan has (64-byte share units,
-// chunks), in and out of place.
+// chunks, the size below which a node takes the staged path), in and out of place.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
+#include "coll/comm_context.h"
+#include "coll/select.h"
 #include "coll_test_util.h"
 
 namespace ferry::coll::testing {
@@ -21,6 +26,37 @@ TEST(AllreduceSizes, ZeroToSeveralMiB) {
     for (size_t count : counts)
       for (bool inPlace : {false, true})
         EXPECT_EQ(checkAgainstLibrary(forcedSettings(), t, count, inPlace, MPI_COMM_WORLD, count + 1), "");
+  }
+}
+
+TEST(AllreduceSizes, AroundTheStagedSizeOfEveryNode) {
+  // Nodes of different rank counts switch paths at different sizes, so around each node's
+  // switch one call runs staged on some nodes and single copy on others; large calls in
+  // between make every call change path on some node, reusing the same slots.
+  Settings s = forcedSettings();
+  EXPECT_EQ(checkAgainstLibrary(s, find(MPI_DOUBLE, MPI_SUM), 1 << 16, false, MPI_COMM_WORLD, 1), "")
+      << "sets the communicator up";
+  CommContext* ctx = existingContext(MPI_COMM_WORLD);
+  ASSERT_NE(ctx, nullptr);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bool switches = ctx->pathFor(0) == IntraPath::Staged && ctx->pathFor(UINT64_MAX) == IntraPath::Single;
+  uint64_t mine = switches ? stagedBelow(s, ctx->localSize()) : 0;
+  EXPECT_TRUE(!switches || (ctx->pathFor(mine - 1) == IntraPath::Staged && ctx->pathFor(mine) == IntraPath::Single));
+  std::vector<uint64_t> all(static_cast<size_t>(size));
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  std::set<uint64_t> sizes(all.begin(), all.end());
+  sizes.erase(0);
+  if (sizes.empty()) GTEST_SKIP() << "no node switches paths (FERRY_COLL_INTRA forces one)";
+  TypedOp t = find(MPI_DOUBLE, MPI_SUM);
+  uint64_t seed = 10;
+  for (uint64_t below : sizes) {
+    size_t edge = static_cast<size_t>(below / sizeof(double));
+    for (size_t count : {edge - 1, edge, edge + 1}) {
+      EXPECT_EQ(checkAgainstLibrary(s, t, count, false, MPI_COMM_WORLD, ++seed), "") << "count " << count;
+      EXPECT_EQ(checkAgainstLibrary(s, t, count, true, MPI_COMM_WORLD, ++seed), "") << "count " << count;
+      EXPECT_EQ(checkAgainstLibrary(s, t, 3 * edge + 5, false, MPI_COMM_WORLD, ++seed), "") << "then a large one";
+    }
   }
 }
 
