@@ -8,7 +8,7 @@
 namespace ferry::comm {
 namespace {
 
-constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Output);
+constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Rts);
 
 void putData(WireWriter& w, const DataDesc& d) {
   w.put<uint8_t>(static_cast<uint8_t>(d.mode)).put(d.size).put(d.peer).put(d.tag).put(d.chunk).put(d.remoteAddr);
@@ -72,6 +72,7 @@ struct BodyEncoder {
     w.put<uint64_t>(inlineLen).bytes(inlineBytes, inlineLen);
   }
   void operator()(const RtrMsg& m) { w.put(m.xfer).put(m.dstAddr).put(m.size); }
+  void operator()(const RtsMsg& m) { w.put(m.xfer).put(m.srcAddr).put(m.split).put(m.size); }
   void operator()(const FinMsg& m) { w.put(m.xfer).put<uint8_t>(static_cast<uint8_t>(m.code)).str(m.message); }
   void operator()(const SetInfoMsg& m) { w.put(m.flags); }
   void operator()(const OutputMsg& m) { w.put(m.mark).put(m.len).bytes(m.text, m.len); }
@@ -192,6 +193,12 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
       out = m;
       return true;
     }
+    case MsgType::Rts: {
+      RtsMsg m;
+      if (!r.get(m.xfer) || !r.get(m.srcAddr) || !r.get(m.split) || !r.get(m.size) || m.split > m.size) return false;
+      out = m;
+      return true;
+    }
     case MsgType::Output: {
       OutputMsg m;
       if (!r.get(m.mark) || !r.get(m.len) || m.len > kMaxOutputChunk || !r.view(m.text, m.len)) return false;
@@ -258,6 +265,7 @@ const char* msgTypeName(MsgType t) {
     case MsgType::Batch: return "batch";
     case MsgType::SetInfo: return "set_info";
     case MsgType::Output: return "output";
+    case MsgType::Rts: return "rts";
   }
   return "unknown";
 }

@@ -14,7 +14,7 @@
 namespace ferry::comm {
 
 inline constexpr uint32_t kMagic = 0x59525246;  // "FRRY" little-endian
-inline constexpr uint16_t kProtocolVersion = 2;  // 2: replies carry an output mark
+inline constexpr uint16_t kProtocolVersion = 3;  // 2: replies carry an output mark; 3: Rts
 inline constexpr size_t kHeaderSize = 32;
 // Every control message fits in this many bytes; servers pre-post receives of this size.
 inline constexpr size_t kMaxControlMessage = 64 * 1024;
@@ -53,6 +53,7 @@ enum class MsgType : uint16_t {
   Batch,     // several control messages to one rank, delivered in order
   SetInfo,   // __tgt_set_info_flag, passed on to the serving rank's stock plugins
   Output,    // what kernels wrote to stdout on a serving rank, for rank 0 to print
+  Rts,       // same-node rendezvous, large copies: "read the rest from this address"
 };
 const char* msgTypeName(MsgType t);
 
@@ -153,6 +154,15 @@ struct RtrMsg {
   uint64_t dstAddr = 0;
   uint64_t size = 0;
 };
+// The sender's answer to an Rtr for a large same-node copy: it writes [0, split) while the
+// receiver reads [split, size) from `srcAddr`, so that both ranks' cores copy. Each side
+// then sends the other a Fin; the sender keeps its bytes until the receiver's arrives.
+struct RtsMsg {
+  int32_t xfer = 0;
+  uint64_t srcAddr = 0;
+  uint64_t split = 0;
+  uint64_t size = 0;
+};
 // Device stdout on its way to rank 0 (tag kOutputTag); `mark` counts every byte sent so far,
 // this chunk included. Chunks stay small enough to travel eagerly on common transports
 // (Open MPI's shared-memory eager limit is 4 KiB): the receiver takes them after the reply
@@ -189,7 +199,8 @@ struct FinMsg {
 };
 
 using Body = std::variant<InitDeviceMsg, LoadImageMsg, AllocMsg, FreeMsg, SubmitMsg, RetrieveMsg, ExchangeMsg, LaunchMsg,
-                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg, SetInfoMsg, OutputMsg>;
+                          SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg, SetInfoMsg, OutputMsg,
+                          RtsMsg>;
 
 struct Message {
   Header header;

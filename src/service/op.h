@@ -40,6 +40,8 @@ struct Op {
   std::vector<uint8_t> staging;     // image bytes, or a staged device's transfer bytes
   uint64_t staged = 0;              // staged receive: bytes already written to the device
   const uint8_t* source = nullptr;  // exchange send: where its bytes are (device or staging)
+  uint8_t* sink = nullptr;          // exchange receive: where its bytes go (device or staging)
+  Status half;                      // split same-node exchange: how this side's half went
   std::vector<uint64_t> values;     // LoadImage: the table addresses to reply with
 
   bool conflictsWith(const Op& later) const {

@@ -97,6 +97,9 @@ Status Server::dispatch(const comm::Incoming& in) {
     case comm::MsgType::Fin:
       deliverFin(in.source, std::get<comm::FinMsg>(msg->body));
       return {};
+    case comm::MsgType::Rts:
+      deliverRts(in.source, std::get<comm::RtsMsg>(msg->body));
+      return {};
     case comm::MsgType::Baseline:
       return runBaseline(in.source, std::get<comm::BaselineMsg>(msg->body), msg->header.seq);
     case comm::MsgType::Batch:
@@ -125,7 +128,7 @@ Status Server::dispatchBatch(int source, const comm::BatchMsg& batch) {
     }
     comm::MsgType t = item->header.type;
     if (t == comm::MsgType::Batch || t == comm::MsgType::Shutdown || t == comm::MsgType::Rtr ||
-        t == comm::MsgType::Fin || t == comm::MsgType::Reply || t == comm::MsgType::Ping ||
+        t == comm::MsgType::Fin || t == comm::MsgType::Rts || t == comm::MsgType::Reply || t == comm::MsgType::Ping ||
         t == comm::MsgType::Baseline) {
       log::error(log::Service, "dropping a %s message that arrived batched from rank %d", comm::msgTypeName(t), source);
       continue;
@@ -243,6 +246,10 @@ Status Server::sendFin(int dstRank, int32_t xfer, const Status& st) {
   return outbox_.send(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Fin, comm::kNoDevice, 0, m));
 }
 
+Status Server::sendRts(int dstRank, const comm::RtsMsg& m) {
+  return outbox_.send(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Rts, comm::kNoDevice, 0, m));
+}
+
 // The destination is ready: if the matching send has started, push the bytes now;
 // otherwise keep the Rtr until it starts.
 void Server::deliverRtr(int fromRank, const comm::RtrMsg& rtr) {
@@ -260,6 +267,16 @@ void Server::deliverRtr(int fromRank, const comm::RtrMsg& rtr) {
 
 void Server::deliverFin(int fromRank, const comm::FinMsg& fin) {
   XferKey key{fromRank, fin.xfer};
+  if (auto s = sendsAwaitingFin_.find(key); s != sendsAwaitingFin_.end()) {
+    // A split copy's receiver has read its half: the source may go, and the receiver may
+    // finish once it hears how this side's half went.
+    auto [dev, op] = s->second;
+    sendsAwaitingFin_.erase(s);
+    op->awaitingRendezvous = false;
+    Status own = std::move(op->half);
+    (void)sendFin(fromRank, fin.xfer, own);
+    return complete(dev, *op, std::move(own));
+  }
   auto it = recvsAwaitingFin_.find(key);
   if (it == recvsAwaitingFin_.end()) {
     // Only a failed sender can send its Fin before the receive has started.
@@ -273,12 +290,35 @@ void Server::deliverFin(int fromRank, const comm::FinMsg& fin) {
   Status st = fin.code == Errc::Ok ? Status()
                                    : Status(fin.code, "the sending rank " + std::to_string(fromRank) +
                                                           " failed: " + fin.message);
+  if (st && !op->half) st = std::move(op->half);  // a split copy whose half here failed
   // Same node, staged device: the bytes are in the staging buffer; now to the device.
   if (st && !op->staging.empty() && devices_[dev].error.isOk()) {
     const auto& m = std::get<comm::ExchangeMsg>(op->body);
     st = flushStaged(dev, *op, m.addr, m.data.size);
   }
   complete(dev, *op, std::move(st));
+}
+
+// A split copy's sender says where its bytes are: read the second part, then tell it.
+void Server::deliverRts(int fromRank, const comm::RtsMsg& rts) {
+  auto it = recvsAwaitingFin_.find({fromRank, rts.xfer});
+  if (it == recvsAwaitingFin_.end()) {
+    // The receive ended meanwhile (its device failed); release the sender all the same.
+    Status st(Errc::Protocol, "rts from rank " + std::to_string(fromRank) + " for transfer " +
+                                  std::to_string(rts.xfer) + ", which rank " + std::to_string(world_.rank()) +
+                                  " no longer receives");
+    log::error(log::Service, "%s", st.message().c_str());
+    (void)sendFin(fromRank, rts.xfer, st);
+    return;
+  }
+  Op& op = *it->second.second;
+  const auto& m = std::get<comm::ExchangeMsg>(op.body);
+  if (rts.size != m.data.size)
+    op.half = Status(Errc::Protocol, "sender offers " + std::to_string(rts.size) + " bytes, receiver expects " +
+                                         std::to_string(m.data.size));
+  else
+    op.half = copyFromPeer(fromRank, rts.srcAddr + rts.split, op.sink + rts.split, rts.size - rts.split);
+  (void)sendFin(fromRank, rts.xfer, op.half);
 }
 
 }  // namespace ferry::service

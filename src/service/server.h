@@ -55,11 +55,13 @@ class Server {
   Status dispatchBatch(int source, const comm::BatchMsg& batch);
   void deliverRtr(int fromRank, const comm::RtrMsg& rtr);
   void deliverFin(int fromRank, const comm::FinMsg& fin);
+  void deliverRts(int fromRank, const comm::RtsMsg& rts);
   Status reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values = {},
                const void* data = nullptr, size_t len = 0);
   Status runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq);
   Status sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size);
   Status sendFin(int dstRank, int32_t xfer, const Status& st);
+  Status sendRts(int dstRank, const comm::RtsMsg& m);
   // Sends the output kernels wrote since the last call to `client`, ahead of its next reply.
   void sendOutput(int client, bool thorough);
   bool pipeInFlight() const;
@@ -86,6 +88,7 @@ class Server {
   void finishHeavy(uint32_t dev, Op& op, Status st);
   void failStarted(uint32_t dev, Op& op);
   void pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr);
+  void splitWithPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr);
   void drainIncoming(uint32_t dev, Op& op);
   Result<const uint8_t*> sourceBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len);
   uint8_t* sinkBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len);
@@ -107,6 +110,7 @@ class Server {
   std::map<XferKey, std::pair<uint32_t, Op*>> sendsAwaitingRtr_;
   std::map<XferKey, comm::FinMsg> earlyFins_;  // a failed sender's Fin, ahead of its receive
   std::map<XferKey, std::pair<uint32_t, Op*>> recvsAwaitingFin_;
+  std::map<XferKey, std::pair<uint32_t, Op*>> sendsAwaitingFin_;  // split copies: the receiver still reads
   std::set<XferKey> abandonedSends_;  // failed sends whose late Rtr is to be dropped
   bool shutdown_ = false;
   std::vector<int> globalIds_;

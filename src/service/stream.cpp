@@ -84,8 +84,8 @@ void Server::complete(uint32_t dev, Op& op, Status st) {
   // Forget rendezvous registrations that point at this op.
   if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body)) {
     XferKey key{m->data.peer, m->data.tag};
-    auto& waiting = op.type == MsgType::ExchangeRecv ? recvsAwaitingFin_ : sendsAwaitingRtr_;
-    if (auto it = waiting.find(key); it != waiting.end() && it->second.second == &op) waiting.erase(it);
+    for (auto* waiting : {&recvsAwaitingFin_, &sendsAwaitingRtr_, &sendsAwaitingFin_})
+      if (auto it = waiting->find(key); it != waiting->end() && it->second.second == &op) waiting->erase(it);
   }
   auto& d = devices_[dev];
   if (st.isOk() || !d.error.isOk()) return;

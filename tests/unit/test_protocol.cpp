@@ -44,6 +44,7 @@ std::vector<Sample> samples() {
       {MsgType::Reply, reply, bytes},
       {MsgType::Rtr, RtrMsg{5, 0x6000, 4096}, {}},
       {MsgType::Fin, FinMsg{5, Errc::Unavailable, "peer gone"}, {}},
+      {MsgType::Rts, RtsMsg{5, 0x7000, 2048, 4096}, {}},
   };
 }
 
@@ -98,6 +99,21 @@ TEST(Protocol, FieldsSurvive) {
   EXPECT_EQ(sm.data.peer, 1);
 }
 
+TEST(Protocol, RtsFieldsSurviveAndASplitBeyondTheSizeIsRejected) {
+  auto bytes = encode(MsgType::Rts, kNoDevice, 0, RtsMsg{9, 0x7000, 2048, 4096});
+  auto msg = decode(bytes.data(), bytes.size());
+  ASSERT_TRUE(msg.isOk()) << msg.status().message();
+  const auto& m = std::get<RtsMsg>(msg->body);
+  EXPECT_EQ(m.xfer, 9);
+  EXPECT_EQ(m.srcAddr, 0x7000u);
+  EXPECT_EQ(m.split, 2048u);
+  EXPECT_EQ(m.size, 4096u);
+  bytes = encode(MsgType::Rts, kNoDevice, 0, RtsMsg{9, 0x7000, 4097, 4096});
+  msg = decode(bytes.data(), bytes.size());
+  ASSERT_FALSE(msg.isOk()) << "the receiver would read before its own range";
+  EXPECT_EQ(msg.status().code(), Errc::Protocol);
+}
+
 TEST(Protocol, EveryTruncationIsRejected) {
   for (const Sample& s : samples()) {
     auto bytes = encodeSample(s);
@@ -111,7 +127,9 @@ TEST(Protocol, EveryTruncationIsRejected) {
       auto msg = decode(cut.data(), cut.size());
       if (s.type == MsgType::Shutdown && len == kHeaderSize) continue;  // an empty body is complete
       EXPECT_FALSE(msg.isOk()) << msgTypeName(s.type) << " truncated to " << len;
-      if (!msg.isOk()) EXPECT_EQ(msg.status().code(), Errc::Protocol);
+      if (!msg.isOk()) {
+        EXPECT_EQ(msg.status().code(), Errc::Protocol);
+      }
     }
   }
 }
