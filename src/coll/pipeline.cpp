@@ -1,6 +1,7 @@
 #include "coll/pipeline.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "coll/stats.h"
 
@@ -22,6 +23,12 @@ bool Pipeline::finished() const { return nextDeliver_ == plan_.chunks(); }
 bool Pipeline::resultReady(size_t c) const {
   if (ctx_.numNodes() == 1) return area_.lowest(&RankLine::reduced) >= mark(c);
   return area_.leader().interDone.load(std::memory_order_acquire) >= mark(c);
+}
+
+void Pipeline::copyResultOut(size_t c) {
+  Range ch = plan_.chunk(c);
+  std::memcpy(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
+  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
 }
 
 Result<bool> Pipeline::leaderStep() {

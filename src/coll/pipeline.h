@@ -64,6 +64,8 @@ class Pipeline {
   // Whether chunk `c`'s result may be delivered: the node reduced it, and, with several
   // nodes, the leaders reduced it across nodes.
   bool resultReady(size_t c) const;
+  // Copies chunk `c`'s result out of its result slot into this rank's receive buffer.
+  void copyResultOut(size_t c);
   std::string waitingFor() const;
   // A wait for `cond` on the node's counters, with the waiter's timeout.
   template <typename Cond>

@@ -7,23 +7,20 @@
 // (one node: every rank's; across nodes: the leader's), or the node is one of two ranks
 // alone, shares are reduced straight into the receive buffers and ranks copy the others'
 // shares (one node) or the leader's chunk (across nodes) from there. Otherwise the node's
-// result slots take their place: shares
-// are reduced into a slot, the leaders reduce the slot across nodes, and every rank copies
-// the chunk out with memcpy. process_vm_readv copies at about half the speed of memcpy and
-// costs a system call per peer, so this takes k-1 of those calls, and the slower copy, off
-// every chunk of every rank.
+// result slots take their place: shares are reduced into a slot, the leaders reduce the
+// slot across nodes, and every rank copies the chunk out with memcpy. process_vm_readv
+// copies at about half the speed of memcpy and costs a system call per peer, so this takes
+// k-1 of those calls, and the slower copy, off every chunk of every rank.
 //
 // Because peers read this rank's buffers in place, a rank may return only once every peer
 // of its node is done with the call (end()).
 #include <atomic>
-#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "coll/pipeline.h"
 #include "coll/reg_cache.h"
 #include "coll/shared_heap.h"
-#include "coll/stats.h"
 #include "platform/log.h"
 
 namespace ferry::coll {
@@ -49,7 +46,6 @@ class SingleCopy final : public Pipeline {
   const BufferRef& reduceTarget() const { return ctx_.numNodes() > 1 ? recvs_[0] : recvs_[me_]; }
   bool recvsInHeap() const;
   Status reduceIntoSlot(size_t c, const Range& share);
-  Status deliverFromSlot(size_t c);
   Status deliverFromLeader(size_t c);
   Status deliverFromPeers(size_t c);
 
@@ -141,18 +137,11 @@ Result<bool> SingleCopy::reduceNext() {
 Result<bool> SingleCopy::deliverNext() {
   if (nextDeliver_ == plan_.chunks() || !resultReady(nextDeliver_)) return false;
   size_t c = nextDeliver_;
-  Status st = viaSlots_ ? deliverFromSlot(c) : ctx_.numNodes() > 1 ? deliverFromLeader(c) : deliverFromPeers(c);
-  if (!st) return st;
+  if (viaSlots_) copyResultOut(c);
+  else if (Status st = ctx_.numNodes() > 1 ? deliverFromLeader(c) : deliverFromPeers(c); !st) return st;
   mine_.delivered.store(mark(c), std::memory_order_release);
   ++nextDeliver_;
   return true;
-}
-
-Status SingleCopy::deliverFromSlot(size_t c) {
-  Range ch = plan_.chunk(c);
-  std::memcpy(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
-  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
-  return {};
 }
 
 Status SingleCopy::deliverFromLeader(size_t c) {

@@ -56,9 +56,7 @@ Result<bool> Staged::reduceNext() {
 Result<bool> Staged::deliverNext() {
   size_t c = nextDeliver_;
   if (c == plan_.chunks() || !resultReady(c)) return false;
-  Range ch = plan_.chunk(c);
-  std::memcpy(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
-  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
+  copyResultOut(c);
   mine_.delivered.store(mark(c), std::memory_order_release);
   ++nextDeliver_;
   return true;

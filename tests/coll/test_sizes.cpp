@@ -2,7 +2,6 @@
 // chunks, the size below which a node takes the staged path), in and out of place.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <set>
 
 #include "coll/comm_context.h"

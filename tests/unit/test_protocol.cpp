@@ -110,7 +110,7 @@ TEST(Protocol, RtsFieldsSurviveAndASplitBeyondTheSizeIsRejected) {
   EXPECT_EQ(m.size, 4096u);
   bytes = encode(MsgType::Rts, kNoDevice, 0, RtsMsg{9, 0x7000, 4097, 4096});
   msg = decode(bytes.data(), bytes.size());
-  ASSERT_FALSE(msg.isOk()) << "the receiver would read before its own range";
+  ASSERT_FALSE(msg.isOk()) << "a split beyond the size would have the receiver read past the buffer";
   EXPECT_EQ(msg.status().code(), Errc::Protocol);
 }
 
