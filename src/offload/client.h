@@ -72,6 +72,9 @@ class Client {
   Status submit(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);
   Status retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);
   Status exchange(int srcId, const void* src, int dstId, void* dst, int64_t size, AsyncQueue& q);
+  // Under unified_shared_memory, memory allocated for a device is rank 0's own (kernels on
+  // other ranks page it in, service/host_pager.h): whether [addr, addr+len) is such.
+  bool inRank0Block(uint64_t addr, uint64_t len) const;
 
   // Sends what the queue holds back: its deferred launch and its batch. With `confirm`,
   // every device the queue used is asked for an answer that confirms all it was sent
@@ -122,6 +125,10 @@ class Client {
   // Whether [addr, addr+len) is memory of device `id` (an allocation or a global).
   bool holds(int id, uint64_t addr, uint64_t len) const;
   Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;
+  bool usm() const { return requires_ & abi::kReqUnifiedSharedMemory; }
+  // A copy both of whose sides are rank 0's memory: a memcpy once the queue's earlier work,
+  // whose kernels may write either side, has finished.
+  Status copyInRank0(void* dst, const void* src, uint64_t n, AsyncQueue& q);
   Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
   // The device whose memory holds [addr, addr+len) when that range is no memory of this
   // process (see submit), or -1.
@@ -140,6 +147,8 @@ class Client {
   comm::TagPool tags_;
   std::atomic<uint64_t> seq_{1};
   int64_t requires_ = 0;
+  mutable std::mutex rank0BlocksMutex_;
+  std::map<uint64_t, uint64_t> rank0Blocks_;  // unified_shared_memory: address -> size
   std::mutex imagesMutex_;
   std::set<std::pair<int, uint64_t>> imagesOnRank_;  // (rank, image id) already shipped
   OffloadCounters counters_;

@@ -71,6 +71,18 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
     d.hostAllocs.insert(p);
     return p;
   }
+  if (usm()) {
+    // Unified shared memory: kernels see rank 0's memory (a device of another rank pages it
+    // in), so the memory allocated for a device is rank 0's as well, which the host may use
+    // directly. The devices' own heaps go unused (CpuDevice::init gives them back).
+    void* p = nullptr;
+    if (posix_memalign(&p, 64, size ? static_cast<size_t>(size) : 1) != 0)
+      return Status(Errc::OutOfMemory, "cannot allocate " + parse::formatSize(size) + " on rank 0 for " + where(id) +
+                                           " (unified shared memory)");
+    std::lock_guard lock(rank0BlocksMutex_);
+    rank0Blocks_[reinterpret_cast<uint64_t>(p)] = static_cast<uint64_t>(std::max<int64_t>(size, 1));
+    return p;
+  }
   if (kind == abi::kAllocShared && d.entry.rank != world_.rank())
     return Status(Errc::Unsupported, "shared (host and device) memory cannot span processes: " + where(id) +
                                          " is served by another rank; use device memory and omp_target_memcpy");
@@ -102,8 +114,27 @@ Result<void*> Client::allocateOnServer(int id, int64_t size, int32_t kind) {
   return reinterpret_cast<void*>(addr[0]);
 }
 
+bool Client::inRank0Block(uint64_t addr, uint64_t len) const {
+  if (!usm()) return false;
+  std::lock_guard lock(rank0BlocksMutex_);
+  return insideBlock(rank0Blocks_, addr, std::max<uint64_t>(len, 1));
+}
+
+Status Client::copyInRank0(void* dst, const void* src, uint64_t n, AsyncQueue& q) {
+  if (Status st = synchronize(q); !st) return st;
+  std::memcpy(dst, src, n);
+  return {};
+}
+
 Status Client::free(int id, void* ptr, int32_t kind) {
   RemoteDevice& d = *devices_[id];
+  if (usm()) {
+    std::lock_guard lock(rank0BlocksMutex_);
+    if (rank0Blocks_.erase(reinterpret_cast<uint64_t>(ptr))) {
+      std::free(ptr);
+      return {};
+    }
+  }
   {
     std::lock_guard lock(d.mutex);
     if (d.hostAllocs.erase(ptr)) {
@@ -140,6 +171,11 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
   if (Status st = releaseDeferred(q); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
+  if (inRank0Block(reinterpret_cast<uint64_t>(dst), n)) {
+    if (int from = remoteDeviceHolding(reinterpret_cast<uint64_t>(src), n); from >= 0)
+      return retrieve(from, dst, src, size, q);
+    return copyInRank0(dst, src, n, q);
+  }
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
   // libomptarget can name device memory as the "host" side (clang 16 lowers has_device_addr
   // inside use_device_addr to a copy from the device address): that is a device-to-device
@@ -176,6 +212,10 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   if (Status st = releaseDeferred(q); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
+  if (inRank0Block(reinterpret_cast<uint64_t>(src), n)) {
+    if (int to = remoteDeviceHolding(reinterpret_cast<uint64_t>(dst), n); to >= 0) return submit(to, dst, src, size, q);
+    return copyInRank0(dst, src, n, q);
+  }
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
   if (int to = remoteDeviceHolding(reinterpret_cast<uint64_t>(dst), n); to >= 0)
     return exchange(id, src, to, dst, size, q);  // the "host" side is device memory (see submit)
@@ -212,6 +252,10 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   if (Status st = flushQueue(q, false); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
+  bool srcHere = inRank0Block(reinterpret_cast<uint64_t>(src), n), dstHere = inRank0Block(reinterpret_cast<uint64_t>(dst), n);
+  if (srcHere && dstHere) return copyInRank0(dst, src, n, q);
+  if (srcHere) return submit(dstId, dst, src, size, q);
+  if (dstHere) return retrieve(srcId, dst, src, size, q);
   if (Status st = checkRange(srcId, reinterpret_cast<uint64_t>(src), n, "data_exchange source"); !st) return st;
   if (Status st = checkRange(dstId, reinterpret_cast<uint64_t>(dst), n, "data_exchange destination"); !st) return st;
   const DeviceEntry& s = devices_[srcId]->entry;

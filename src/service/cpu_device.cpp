@@ -29,6 +29,14 @@ void CpuDevice::configureThreadOnce() {
   if (auto set = reinterpret_cast<SetInt>(dlsym(RTLD_DEFAULT, "omp_set_teams_thread_limit"))) set(threads_);
 }
 
+Status CpuDevice::init(int64_t requiresFlags, int clientRank) {
+  // Under unified_shared_memory rank 0 allocates a device's memory in its own (client.h):
+  // the heap goes unused, and the gigabytes of addresses it holds are better left free for
+  // mirrors of rank 0's pages (host_pager.h).
+  if (requiresFlags & abi::kReqUnifiedSharedMemory) heap_.unreserve();
+  return backend_.init(requiresFlags, clientRank);
+}
+
 Result<std::vector<uint64_t>> CpuDevice::loadImage(const ImageRecord& image, int /*globalDevice: hooks ask the thread*/) {
   if (Status st = checkElf(image.elf.data(), image.elf.size()); !st) return st;
   return backend_.loadImage(image);

@@ -22,7 +22,7 @@ class CpuDevice final : public LocalDevice {
   uint64_t heapBase() const override { return heap_.base(); }
   bool hostAccessible() const override { return true; }
 
-  Status init(int64_t requiresFlags) override { return backend_.init(requiresFlags); }
+  Status init(int64_t requiresFlags, int clientRank) override;
   Result<std::vector<uint64_t>> loadImage(const ImageRecord& image, int globalDevice) override;
   Status launch(const comm::LaunchMsg& launch) override;
   Result<uint64_t> allocate(uint64_t size, int32_t kind) override;

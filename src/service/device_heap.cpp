@@ -10,8 +10,12 @@
 
 namespace ferry::service {
 
-DeviceHeap::~DeviceHeap() {
+DeviceHeap::~DeviceHeap() { unreserve(); }
+
+void DeviceHeap::unreserve() {
   if (base_) munmap(base_, size_);
+  base_ = nullptr;
+  size_ = 0;
 }
 
 Status DeviceHeap::reserve(uint64_t bytes) {

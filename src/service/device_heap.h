@@ -26,6 +26,8 @@ class DeviceHeap {
   }
   // Gives the pages of [addr, addr+len) back to the kernel; they read as zero afterwards.
   Status release(uint64_t addr, uint64_t len);
+  // Gives the whole range back; the heap is empty afterwards.
+  void unreserve();
 
  private:
   void* base_ = nullptr;

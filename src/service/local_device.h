@@ -28,8 +28,10 @@ class LocalDevice {
   // Device memory is ordinary memory of this process: MPI and CMA can move bytes into place.
   virtual bool hostAccessible() const = 0;
 
-  // Runs once, before the first image load, allocation or launch.
-  virtual Status init(int64_t requiresFlags) = 0;
+  // Runs once, before the first image load, allocation or launch. `clientRank` is the rank
+  // whose program the device serves (rank 0): under unified_shared_memory its kernels
+  // dereference that rank's memory.
+  virtual Status init(int64_t requiresFlags, int clientRank) = 0;
   // Loads an image on the device that is `globalDevice` in the job's table; returns one table
   // address per entry (kernel handle or global address).
   virtual Result<std::vector<uint64_t>> loadImage(const ImageRecord& image, int globalDevice) = 0;

@@ -10,9 +10,11 @@
 #include <fstream>
 #include <set>
 
+#include "comm/world.h"
 #include "platform/parse.h"
 #include "platform/ranges.h"
 #include "service/crash_report.h"
+#include "service/host_pager.h"
 #include "service/image_hooks.h"
 
 namespace ferry::service {
@@ -55,12 +57,36 @@ void removeStockPluginTempFiles() {
 PluginBackend::PluginBackend(VendorPlugin* plugin, int pluginDeviceId, std::string label)
     : plugin_(plugin), id_(pluginDeviceId), label_(std::move(label)) {}
 
-Status PluginBackend::init(int64_t requiresFlags) {
-  if (initialized_) return {};
-  if (requiresFlags & abi::kReqUnifiedSharedMemory)
+// The process whose memory kernels dereference under unified_shared_memory, or 0 when that
+// is this process. Only a client on this node can be paged in (with CMA).
+static Result<pid_t> usmHostOf(int clientRank) {
+  const char* req = "'#pragma omp requires unified_shared_memory'";
+  comm::World* world = comm::World::instance();
+  if (!world) return Status(Errc::Unsupported, std::string(req) + " needs the MPI job the device serves");
+  if (clientRank == world->rank()) return pid_t{0};
+  const comm::PeerInfo& client = world->peer(clientRank);
+  if (client.node != world->self().node)
     return Status(Errc::Unsupported,
-                  "'#pragma omp requires unified_shared_memory' cannot hold for a device in another process; "
-                  "remove the requirement or run without Ferry");
+                  std::string(req) + ": kernels can see the memory of rank " + std::to_string(clientRank) +
+                      " only from a rank of its node, and this rank is on node " + std::to_string(world->self().node) +
+                      ", rank " + std::to_string(clientRank) + " on node " + std::to_string(client.node) +
+                      ". Serve the devices from rank " + std::to_string(clientRank) +
+                      "'s node (FERRY_VIRTUAL_NODES=1), or drop the requirement and map the data");
+  if (!world->cmaEnabled())
+    return Status(Errc::Unsupported, std::string(req) + " needs cross-memory attach between the ranks of a node (" +
+                                         world->cmaReason() + ")");
+  return client.pid;
+}
+
+Status PluginBackend::init(int64_t requiresFlags, int clientRank) {
+  if (initialized_) return {};
+  if (requiresFlags & abi::kReqUnifiedSharedMemory) {
+    auto host = usmHostOf(clientRank);
+    if (!host) return host.takeStatus();
+    if (*host != 0)
+      if (Status st = hostpager::enable(*host); !st) return st;
+    usmHost_ = *host;
+  }
   if (plugin_->initRequires) plugin_->initRequires(requiresFlags);
   if (plugin_->initDevice(id_) != abi::kOffloadSuccess)
     return Status(Errc::Internal, "the stock plugin failed to initialise " + label_);
@@ -144,10 +170,14 @@ Status PluginBackend::launch(const comm::LaunchMsg& m) {
   ka.Tripcount = m.tripCount;
   ka.NumTeams[0] = m.numTeams;
   ka.ThreadLimit[0] = m.threadLimit;
-  int32_t rc = plugin_->launchKernel(id_, reinterpret_cast<void*>(m.kernel), args, offsets, &ka, nullptr);
+  auto run = [&]() -> Status {
+    int32_t rc = plugin_->launchKernel(id_, reinterpret_cast<void*>(m.kernel), args, offsets, &ka, nullptr);
+    if (rc != abi::kOffloadSuccess) return Status(Errc::Internal, "the stock plugin failed to launch " + k->name);
+    return {};
+  };
+  Status st = usmHost_ ? hostpager::run(usmHost_, run) : run();
   clearActivity();
-  if (rc != abi::kOffloadSuccess) return Status(Errc::Internal, "the stock plugin failed to launch " + k->name);
-  return {};
+  return st;
 }
 
 bool PluginBackend::validGlobal(uint64_t addr, uint64_t len) const {

@@ -24,7 +24,8 @@ class PluginBackend {
   int id() const { return id_; }
   const std::string& label() const { return label_; }  // "x86_64 host plugin device 0"
 
-  Status init(int64_t requiresFlags);
+  // Under unified_shared_memory, kernels run with the client's memory paged in (host_pager.h).
+  Status init(int64_t requiresFlags, int clientRank);
   // Returns one table address per entry: kernel handles and global addresses. `extra` names
   // globals of the device runtime to resolve as well; their addresses follow the entries'.
   Result<std::vector<uint64_t>> loadImage(const ImageRecord& image, const std::vector<ImageEntry>& extra = {});
@@ -46,6 +47,7 @@ class PluginBackend {
   int id_;
   std::string label_;
   bool initialized_ = false;
+  pid_t usmHost_ = 0;  // unified_shared_memory: the client process whose pages kernels see
   mutable std::mutex mutex_;              // guards the maps below
   std::map<uint64_t, Kernel> kernels_;    // handles this device issued; entries are never erased
   std::map<uint64_t, uint64_t> globals_;  // address -> size of loaded globals

@@ -12,6 +12,17 @@ PluginDevice::PluginDevice(VendorPlugin* plugin, int pluginDeviceId, DeviceKind 
     : backend_(plugin, pluginDeviceId, "local device " + std::to_string(pluginDeviceId)), kind_(kind),
       memory_(memoryBytes), description_(std::move(description)) {}
 
+Status PluginDevice::init(int64_t requiresFlags, int clientRank) {
+  // A GPU's kernels cannot fault in another process's pages; a CPU device served this way
+  // (FERRY_CPU_STAGING=1) runs its kernels on this process's CPUs and can.
+  if (kind_ == DeviceKind::Gpu && (requiresFlags & abi::kReqUnifiedSharedMemory))
+    return Status(Errc::Unsupported,
+                  "'#pragma omp requires unified_shared_memory' cannot hold for a GPU of another process: its kernels "
+                  "cannot reach rank " + std::to_string(clientRank) +
+                      "'s memory. Drop the requirement and map the data, or set FERRY_GPUS_PER_RANK=0");
+  return backend_.init(requiresFlags, clientRank);
+}
+
 Result<uint64_t> PluginDevice::allocate(uint64_t size, int32_t kind) {
   // 64-byte granules, as rank 0's heap allocator gives: libomptarget may touch a whole
   // pointer-sized word of a smaller object (has_device_addr), and both sides agree on extents.

@@ -172,7 +172,7 @@ void Server::start(uint32_t dev, Op& op) {
   switch (op.type) {
     case MsgType::InitDevice: {
       auto& m = std::get<comm::InitDeviceMsg>(op.body);
-      Status st = d.dev->init(m.requiresFlags);
+      Status st = d.dev->init(m.requiresFlags, op.client);
       (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
       return complete(dev, op, std::move(st));
     }

@@ -1,0 +1,345 @@
+#include "service/host_pager.h"
+
+#include <signal.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+
+#include "platform/log.h"
+#include "platform/parse.h"
+
+namespace ferry::service::hostpager {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+// Pages one kernel may page in: 1 GiB of rank 0's memory. Twins are allocated 1 MiB at a
+// time, as the kernel touches pages; the tables cost 5 MiB of reserved address space.
+constexpr uint32_t kSlots = 1u << 18;
+constexpr uint32_t kChunkPages = 256;
+
+enum SlotState : uint32_t { kFree = 0, kFilling = 1, kReady = 2, kFailed = 3 };
+
+// Everything the fault handler touches is here, set up before it can run: a handler may only
+// use async-signal-safe calls (mmap, pwrite, process_vm_readv, atomics).
+//
+// Mirror pages are mappings of one memfd, page i of the run at offset i: the bytes are
+// written into the file first and the page then appears, filled, in one mmap, so no thread
+// ever reads it half-filled. Pages touched in address order land at consecutive offsets and
+// merge into few mappings.
+struct Mirror {
+  std::atomic<uint64_t>* keys = nullptr;     // page address per slot (open addressing), 0 = free
+  std::atomic<uint32_t>* states = nullptr;   // SlotState per slot
+  std::atomic<uint32_t>* order = nullptr;    // per slot: its claim index, the page's file offset
+  std::atomic<uint32_t>* claimed = nullptr;  // slots in the order they were claimed
+  std::atomic<uint32_t> numClaimed{0};
+  std::atomic<uint8_t*>* twins = nullptr;    // chunks of kChunkPages twins: the host's bytes as fetched
+  int fd = -1;
+  std::atomic<pid_t> host{0};                // non-zero while a kernel runs
+};
+Mirror gMirror;
+struct sigaction gPrevious;
+std::once_flag gInstalled;
+std::mutex gRunMutex;
+RunStats gLast;
+
+template <class T>
+T* reserve(uint64_t count) {
+  void* p = mmap(nullptr, count * sizeof(T), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<T*>(p);
+}
+
+uint32_t slotOf(uint64_t page) { return static_cast<uint32_t>((page / kPage) * 0x9E3779B97F4A7C15ull >> 46); }
+
+void say(const char* text) { (void)!write(STDERR_FILENO, text, std::strlen(text)); }
+
+// Finds or claims the slot of `page`. Returns false when the table is full.
+bool claimSlot(uint64_t page, uint32_t& slot, bool& mine) {
+  for (uint32_t probe = 0, s = slotOf(page); probe < kSlots; ++probe, s = (s + 1) & (kSlots - 1)) {
+    uint64_t key = gMirror.keys[s].load(std::memory_order_acquire);
+    if (key == 0 && gMirror.keys[s].compare_exchange_strong(key, page, std::memory_order_acq_rel)) {
+      uint32_t index = gMirror.numClaimed.fetch_add(1, std::memory_order_relaxed);
+      if (index >= kSlots - 1) {
+        gMirror.states[s].store(kFailed, std::memory_order_release);
+        say("[ferry] ERROR service: unified shared memory: a kernel touched more than 1 GiB of rank 0's memory, "
+            "more than a serving rank mirrors; map the data instead (map clauses, omp_target_memcpy)\n");
+        return false;
+      }
+      gMirror.order[s].store(index, std::memory_order_relaxed);
+      gMirror.claimed[index].store(s, std::memory_order_relaxed);
+      slot = s;
+      mine = true;
+      return true;
+    }
+    if (key == page) {
+      slot = s;
+      mine = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+uint8_t* twinOf(uint32_t index) {
+  std::atomic<uint8_t*>& chunk = gMirror.twins[index / kChunkPages];
+  uint8_t* base = chunk.load(std::memory_order_acquire);
+  if (!base) {
+    void* p = mmap(nullptr, kChunkPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    if (!chunk.compare_exchange_strong(base, static_cast<uint8_t*>(p), std::memory_order_acq_rel))
+      munmap(p, kChunkPages * kPage);  // another thread's chunk won; `base` now holds it
+    else
+      base = static_cast<uint8_t*>(p);
+  }
+  return base + (index % kChunkPages) * kPage;
+}
+
+// Maps `page` with the host's bytes: into the twin, into the file, then the mapping.
+bool fill(pid_t host, uint64_t page, uint32_t index) {
+  uint8_t* twin = twinOf(index);
+  if (!twin) return false;
+  iovec local{twin, kPage}, remote{reinterpret_cast<void*>(page), kPage};
+  if (process_vm_readv(host, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(kPage)) return false;  // not the host's
+  off_t offset = static_cast<off_t>(index) * static_cast<off_t>(kPage);
+  if (pwrite(gMirror.fd, twin, kPage, offset) != static_cast<ssize_t>(kPage)) return false;
+  void* at = mmap(reinterpret_cast<void*>(page), kPage, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+                  gMirror.fd, offset);
+  if (at == MAP_FAILED) return false;  // this process maps the page: a fault of its own
+  if (at != reinterpret_cast<void*>(page)) {  // kernels before 4.17 ignore NOREPLACE
+    munmap(at, kPage);
+    return false;
+  }
+  return true;
+}
+
+bool pageIn(pid_t host, uint64_t page) {
+  uint32_t slot = 0;
+  bool mine = false;
+  if (!claimSlot(page, slot, mine)) return false;
+  if (!mine) {  // another thread fills it, or found it is not the host's
+    for (;;) {
+      uint32_t s = gMirror.states[slot].load(std::memory_order_acquire);
+      if (s == kReady) return true;
+      if (s == kFailed) return false;
+      sched_yield();
+    }
+  }
+  bool ok = fill(host, page, gMirror.order[slot].load(std::memory_order_relaxed));
+  gMirror.states[slot].store(ok ? kReady : kFailed, std::memory_order_release);
+  return ok;
+}
+
+void passOn(int sig, siginfo_t* info, void* context) {
+  if (gPrevious.sa_flags & SA_SIGINFO) {
+    gPrevious.sa_sigaction(sig, info, context);
+  } else if (gPrevious.sa_handler == SIG_DFL || gPrevious.sa_handler == SIG_IGN) {
+    signal(sig, SIG_DFL);  // the faulting access runs again and ends the process
+  } else {
+    gPrevious.sa_handler(sig);
+  }
+}
+
+void onFault(int sig, siginfo_t* info, void* context) {
+  pid_t host = gMirror.host.load(std::memory_order_acquire);
+  uint64_t page = reinterpret_cast<uint64_t>(info->si_addr) & ~(kPage - 1);
+  int savedErrno = errno;
+  bool served = host != 0 && page != 0 && pageIn(host, page);
+  errno = savedErrno;
+  if (!served) passOn(sig, info, context);
+}
+
+Status readFile(const std::string& path, std::string& out) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(Errc::Unavailable, "cannot read " + path + ": " + std::strerror(errno));
+  out.clear();
+  char buf[16384];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return {};
+}
+
+// Both maps as the last check read them: a layout that has not changed needs no new check,
+// which keeps the check to two reads per kernel (tens of microseconds).
+std::string gCheckedHost, gCheckedSelf;
+
+Status checkLayout(pid_t host) {
+  std::string hostText, selfText;
+  if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", hostText); !st) return st;
+  if (Status st = readFile("/proc/self/maps", selfText); !st) return st;
+  if (hostText == gCheckedHost && selfText == gCheckedSelf) return {};
+  auto hostMaps = parseMaps(hostText), selfMaps = parseMaps(selfText);
+  if (const MapRange* c = firstCollision(hostMaps, selfMaps))
+    return Status(Errc::Unavailable,
+                  "unified shared memory: rank 0's memory at " + hex(c->start) + "-" + hex(c->end) + " (" +
+                      (c->path.empty() ? std::string("anonymous") : c->path) +
+                      ") is at addresses this serving rank uses too, so its kernels cannot see it. Address layouts "
+                      "are random per process: run again; if it persists, address space randomisation is off "
+                      "(kernel.randomize_va_space, setarch -R)");
+  gCheckedHost = std::move(hostText);
+  gCheckedSelf = std::move(selfText);
+  return {};
+}
+
+// Writes back the bytes of each mirrored page that differ from the host's bytes as fetched,
+// run by run, so that bytes the kernel did not change are never overwritten.
+Status writeBack(pid_t host, RunStats& stats) {
+  std::vector<iovec> local, remote;
+  auto flush = [&]() -> Status {
+    if (local.empty()) return {};
+    ssize_t want = 0;
+    for (const iovec& v : local) want += static_cast<ssize_t>(v.iov_len);
+    ssize_t n = process_vm_writev(host, local.data(), local.size(), remote.data(), remote.size(), 0);
+    if (n != want)
+      return Status(Errc::Unavailable, "unified shared memory: writing " + parse::formatSize(want) +
+                                           " of kernel results back to rank 0 (pid " + std::to_string(host) +
+                                           ") at " + hex(reinterpret_cast<uint64_t>(remote.front().iov_base)) +
+                                           " failed: " + (n < 0 ? std::strerror(errno) : "short write"));
+    local.clear();
+    remote.clear();
+    return {};
+  };
+  uint32_t n = gMirror.numClaimed.load();
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t slot = gMirror.claimed[i].load(std::memory_order_relaxed);
+    if (gMirror.states[slot].load() != kReady) continue;
+    ++stats.pagesIn;
+    auto* now = reinterpret_cast<uint8_t*>(gMirror.keys[slot].load());
+    const uint8_t* before = twinOf(gMirror.order[slot].load());
+    for (uint64_t at = 0; at < kPage;) {
+      if (now[at] == before[at]) {
+        ++at;
+        continue;
+      }
+      uint64_t end = at + 1;
+      while (end < kPage && now[end] != before[end]) ++end;
+      local.push_back({now + at, end - at});
+      remote.push_back({now + at, end - at});
+      stats.bytesWritten += end - at;
+      ++stats.runsWritten;
+      at = end;
+      if (local.size() == IOV_MAX)
+        if (Status st = flush(); !st) return st;
+    }
+  }
+  return flush();
+}
+
+// Unmaps the mirror pages and empties the tables for the next kernel.
+void drop() {
+  uint32_t n = gMirror.numClaimed.load();
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t slot = gMirror.claimed[i].load(std::memory_order_relaxed);
+    if (gMirror.states[slot].load() == kReady) munmap(reinterpret_cast<void*>(gMirror.keys[slot].load()), kPage);
+    gMirror.states[slot].store(kFree);
+    gMirror.keys[slot].store(0);
+  }
+  // The file's pages go back to the kernel; twins stay, for the next kernel.
+  if (n) (void)fallocate(gMirror.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(n) * kPage);
+  gMirror.numClaimed.store(0);
+}
+
+}  // namespace
+
+Status enable(pid_t hostPid) {
+  if (hostPid <= 0 || hostPid == getpid())
+    return Status(Errc::Internal, "unified shared memory pager asked to mirror pid " + std::to_string(hostPid));
+  Status result;
+  std::call_once(gInstalled, [&] {
+    gMirror.keys = reserve<std::atomic<uint64_t>>(kSlots);
+    gMirror.states = reserve<std::atomic<uint32_t>>(kSlots);
+    gMirror.order = reserve<std::atomic<uint32_t>>(kSlots);
+    gMirror.claimed = reserve<std::atomic<uint32_t>>(kSlots);
+    gMirror.twins = reserve<std::atomic<uint8_t*>>(kSlots / kChunkPages);
+    gMirror.fd = memfd_create("ferry-usm-mirror", MFD_CLOEXEC);
+    if (gMirror.fd < 0 || ftruncate(gMirror.fd, static_cast<off_t>(kSlots) * kPage) != 0) {
+      result = Status(Errc::Unavailable, std::string("unified shared memory: cannot create the pager's memfd: ") +
+                                             std::strerror(errno));
+      return;
+    }
+    if (!gMirror.keys || !gMirror.states || !gMirror.order || !gMirror.claimed || !gMirror.twins) {
+      result = Status(Errc::OutOfMemory, "unified shared memory: cannot reserve the pager's tables");
+      return;
+    }
+    struct sigaction sa {};
+    sa.sa_sigaction = onFault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;  // a fault inside the handler must reach the crash report
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &gPrevious) != 0)
+      result = Status(Errc::Internal, std::string("unified shared memory: sigaction failed: ") + std::strerror(errno));
+  });
+  if (!result) return result;
+  if (!gMirror.twins) return Status(Errc::OutOfMemory, "unified shared memory: the pager's tables are missing");
+  std::lock_guard lock(gRunMutex);
+  return checkLayout(hostPid);
+}
+
+Status run(pid_t hostPid, const std::function<Status()>& kernel) {
+  std::lock_guard lock(gRunMutex);
+  if (Status st = checkLayout(hostPid); !st) return st;
+  gMirror.host.store(hostPid, std::memory_order_release);
+  Status st = kernel();
+  gMirror.host.store(0, std::memory_order_release);
+  RunStats stats;
+  Status wb = writeBack(hostPid, stats);
+  drop();
+  gLast = stats;
+  if (log::enabled(log::Level::Debug, log::Service))
+    log::debug(log::Service, "unified shared memory: kernel paged in %llu page(s) of rank 0, wrote back %s in %llu run(s)",
+               static_cast<unsigned long long>(stats.pagesIn), parse::formatSize(stats.bytesWritten).c_str(),
+               static_cast<unsigned long long>(stats.runsWritten));
+  return st ? wb : st;
+}
+
+RunStats lastRun() {
+  std::lock_guard lock(gRunMutex);
+  return gLast;
+}
+
+std::vector<MapRange> parseMaps(const std::string& text) {
+  std::vector<MapRange> out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream f(line);
+    MapRange r;
+    std::string range, dev;
+    if (!(f >> range >> r.perms >> r.offset >> dev >> r.inode)) continue;
+    std::getline(f >> std::ws, r.path);
+    size_t dash = range.find('-');
+    if (dash == std::string::npos) continue;
+    r.start = std::stoull(range.substr(0, dash), nullptr, 16);
+    r.end = std::stoull(range.substr(dash + 1), nullptr, 16);
+    r.offset += ":" + dev;  // same file and offset on the same device
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// Both lists are in address order, as /proc/PID/maps gives them: one sweep.
+const MapRange* firstCollision(const std::vector<MapRange>& host, const std::vector<MapRange>& self) {
+  size_t first = 0;
+  for (const MapRange& h : host) {
+    // No kernel reads these of the host: kernel-provided pages and inaccessible reservations.
+    if (h.perms.starts_with("---") || h.path == "[vvar]" || h.path == "[vdso]" || h.path == "[vsyscall]") continue;
+    while (first < self.size() && self[first].end <= h.start) ++first;
+    for (size_t i = first; i < self.size() && self[i].start < h.end; ++i) {
+      const MapRange& s = self[i];
+      // One read-only mapping of the same file at the same place holds the same bytes
+      // (libraries, where randomisation is off).
+      bool same = h.start == s.start && h.end == s.end && h.perms == s.perms && h.offset == s.offset &&
+                  h.inode == s.inode && h.path == s.path && h.perms.find('w') == std::string::npos;
+      if (!same) return &h;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace ferry::service::hostpager

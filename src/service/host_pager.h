@@ -1,0 +1,57 @@
+// Unified shared memory for a device served by another process on rank 0's node.
+//
+// `#pragma omp requires unified_shared_memory` lets kernels dereference rank 0's own
+// addresses: its stack, heap and globals. A serving rank has none of that memory, so while
+// such a kernel runs, a fault on an address this process does not map is answered with rank
+// 0's page, read with CMA (a mirror page, filled before any thread can see it). When the
+// kernel ends, the bytes it changed, and only those, are written back to rank 0, and the
+// mirror pages are dropped. A kernel therefore sees rank 0's memory as it was when the
+// kernel first touched each page, plus its own writes; rank 0 sees the kernel's writes when
+// the kernel ends, which is when OpenMP makes them visible to the host.
+//
+// What this does not give (docs/user-guide.md): atomics that a kernel and the host (or two
+// devices) apply to the same location at the same time, and kernels on devices of other
+// nodes (no CMA there).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "platform/status.h"
+
+namespace ferry::service::hostpager {
+
+// Prepares this process to page in memory of `hostPid`: the mirror's tables and the fault
+// handler, installed once. Faults the pager does not own go to the handler installed
+// before it (the crash report). `hostPid` must be a process of this node that CMA reaches.
+Status enable(pid_t hostPid);
+
+// Runs `kernel` with `hostPid`'s pages mapped on demand, then writes back what it changed
+// and drops the mirror. One such kernel runs at a time in a process; others wait.
+Status run(pid_t hostPid, const std::function<Status()>& kernel);
+
+// Counters of the last run, for tests and the debug log.
+struct RunStats {
+  uint64_t pagesIn = 0;        // pages faulted in from the host
+  uint64_t bytesWritten = 0;   // bytes written back
+  uint64_t runsWritten = 0;    // contiguous runs those bytes formed
+};
+RunStats lastRun();
+
+// Whether two processes' address ranges collide: a range of the host that this process
+// maps too, with other contents. Exposed for the unit test; `run` checks it each time.
+// Each line is a /proc/PID/maps line.
+struct MapRange {
+  uint64_t start = 0, end = 0;
+  std::string perms, offset, inode, path;
+};
+std::vector<MapRange> parseMaps(const std::string& text);
+// The first host range that overlaps a range of `self` without being the same mapping, or
+// nullptr.
+const MapRange* firstCollision(const std::vector<MapRange>& host, const std::vector<MapRange>& self);
+
+}  // namespace ferry::service::hostpager
