@@ -36,6 +36,7 @@ enum class Knob : uint16_t {
   Shm,
   Trace,
   DeviceOutput,
+  UnmappedAccess,
   // Collectives (src/coll; docs/collectives.md).
   CollMode,
   CollMinSize,

@@ -58,6 +58,11 @@ constexpr KnobSpec kKnobTable[] = {
      "What target regions print on serving ranks: ordered (sent to rank 0 and printed there, in "
      "program order with the host's output, as without Ferry) or direct (the serving rank's own "
      "stdout, forwarded by the launcher whenever it gets to it)"},
+    {Knob::UnmappedAccess, "FERRY_UNMAPPED_ACCESS", KnobType::Enum, "serve", "serve|fault", 0, 0, "service",
+     "A kernel on a CPU device of rank 0's node that dereferences rank 0's memory which no map "
+     "clause gave it: serve (the page is read from rank 0 and what the kernel changes is written "
+     "back, as with the stock host plugin, whose devices share the host's memory; a warning names "
+     "the kernel) or fault (the serving rank crashes there, as a GPU would)"},
     // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "

@@ -34,7 +34,7 @@ Status CpuDevice::init(int64_t requiresFlags, int clientRank) {
   // the heap goes unused, and the gigabytes of addresses it holds are better left free for
   // mirrors of rank 0's pages (host_pager.h).
   if (requiresFlags & abi::kReqUnifiedSharedMemory) heap_.unreserve();
-  return backend_.init(requiresFlags, clientRank);
+  return backend_.init(requiresFlags, clientRank, /*canPage=*/true);
 }
 
 Result<std::vector<uint64_t>> CpuDevice::loadImage(const ImageRecord& image, int /*globalDevice: hooks ask the thread*/) {

@@ -43,12 +43,13 @@ struct Mirror {
   std::atomic<uint8_t*>* twins = nullptr;    // chunks of kChunkPages twins: the host's bytes as fetched
   int fd = -1;
   std::atomic<pid_t> host{0};                // non-zero while a kernel runs
+  std::atomic<uint64_t> firstPage{0};        // the first page paged in since the last drop
 };
 Mirror gMirror;
 struct sigaction gPrevious;
 std::once_flag gInstalled;
-std::mutex gRunMutex;
-RunStats gLast;
+std::mutex gRunMutex;  // Unified: held while a kernel runs; Lenient: guards gActive
+int gActive = 0;       // Lenient kernels running
 
 template <class T>
 T* reserve(uint64_t count) {
@@ -73,6 +74,8 @@ bool claimSlot(uint64_t page, uint32_t& slot, bool& mine) {
         return false;
       }
       gMirror.order[s].store(index, std::memory_order_relaxed);
+      uint64_t none = 0;
+      gMirror.firstPage.compare_exchange_strong(none, page, std::memory_order_relaxed);
       gMirror.claimed[index].store(s, std::memory_order_relaxed);
       slot = s;
       mine = true;
@@ -188,48 +191,53 @@ Status checkLayout(pid_t host) {
   return {};
 }
 
-// Writes back the bytes of each mirrored page that differ from the host's bytes as fetched,
-// run by run, so that bytes the kernel did not change are never overwritten.
+// Writes back the bytes of each mirrored page that differ from its twin, run by run, so that
+// bytes no kernel changed are never overwritten. Each page is first copied aside and its twin
+// set to that copy: a kernel still running (Mode::Lenient) may write on, and the next write-back
+// finds what it writes after the copy.
 Status writeBack(pid_t host, RunStats& stats) {
+  uint8_t snapshot[kPage];
   std::vector<iovec> local, remote;
   auto flush = [&]() -> Status {
     if (local.empty()) return {};
     ssize_t want = 0;
     for (const iovec& v : local) want += static_cast<ssize_t>(v.iov_len);
     ssize_t n = process_vm_writev(host, local.data(), local.size(), remote.data(), remote.size(), 0);
-    if (n != want)
-      return Status(Errc::Unavailable, "unified shared memory: writing " + parse::formatSize(want) +
-                                           " of kernel results back to rank 0 (pid " + std::to_string(host) +
-                                           ") at " + hex(reinterpret_cast<uint64_t>(remote.front().iov_base)) +
-                                           " failed: " + (n < 0 ? std::strerror(errno) : "short write"));
+    uint64_t at = reinterpret_cast<uint64_t>(remote.front().iov_base);
     local.clear();
     remote.clear();
-    return {};
+    if (n == want) return {};
+    return Status(Errc::Unavailable, "writing " + parse::formatSize(want) + " of kernel results back to rank 0 (pid " +
+                                         std::to_string(host) + ") at " + hex(at) +
+                                         " failed: " + (n < 0 ? std::strerror(errno) : "short write"));
   };
   uint32_t n = gMirror.numClaimed.load();
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t slot = gMirror.claimed[i].load(std::memory_order_relaxed);
-    if (gMirror.states[slot].load() != kReady) continue;
+    if (gMirror.states[slot].load(std::memory_order_acquire) != kReady) continue;
     ++stats.pagesIn;
-    auto* now = reinterpret_cast<uint8_t*>(gMirror.keys[slot].load());
-    const uint8_t* before = twinOf(gMirror.order[slot].load());
+    uint64_t page = gMirror.keys[slot].load();
+    uint8_t* twin = twinOf(gMirror.order[slot].load());
+    std::memcpy(snapshot, reinterpret_cast<const void*>(page), kPage);
     for (uint64_t at = 0; at < kPage;) {
-      if (now[at] == before[at]) {
+      if (snapshot[at] == twin[at]) {
         ++at;
         continue;
       }
       uint64_t end = at + 1;
-      while (end < kPage && now[end] != before[end]) ++end;
-      local.push_back({now + at, end - at});
-      remote.push_back({now + at, end - at});
+      while (end < kPage && snapshot[end] != twin[end]) ++end;
+      local.push_back({snapshot + at, end - at});
+      remote.push_back({reinterpret_cast<void*>(page + at), end - at});
       stats.bytesWritten += end - at;
       ++stats.runsWritten;
       at = end;
       if (local.size() == IOV_MAX)
         if (Status st = flush(); !st) return st;
     }
+    if (Status st = flush(); !st) return st;  // the snapshot is reused for the next page
+    std::memcpy(twin, snapshot, kPage);
   }
-  return flush();
+  return {};
 }
 
 // Unmaps the mirror pages and empties the tables for the next kernel.
@@ -244,11 +252,12 @@ void drop() {
   // The file's pages go back to the kernel; twins stay, for the next kernel.
   if (n) (void)fallocate(gMirror.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(n) * kPage);
   gMirror.numClaimed.store(0);
+  gMirror.firstPage.store(0);
 }
 
 }  // namespace
 
-Status enable(pid_t hostPid) {
+Status enable(pid_t hostPid, Mode mode) {
   if (hostPid <= 0 || hostPid == getpid())
     return Status(Errc::Internal, "unified shared memory pager asked to mirror pid " + std::to_string(hostPid));
   Status result;
@@ -277,30 +286,52 @@ Status enable(pid_t hostPid) {
   });
   if (!result) return result;
   if (!gMirror.twins) return Status(Errc::OutOfMemory, "unified shared memory: the pager's tables are missing");
+  if (mode == Mode::Lenient) return {};
   std::lock_guard lock(gRunMutex);
   return checkLayout(hostPid);
 }
 
-Status run(pid_t hostPid, const std::function<Status()>& kernel) {
+// Mode::Unified: one kernel at a time, each on a fresh mirror of a checked layout.
+static Status runUnified(pid_t hostPid, const std::function<Status()>& kernel, RunStats& stats) {
   std::lock_guard lock(gRunMutex);
   if (Status st = checkLayout(hostPid); !st) return st;
   gMirror.host.store(hostPid, std::memory_order_release);
   Status st = kernel();
   gMirror.host.store(0, std::memory_order_release);
-  RunStats stats;
+  stats.firstPage = gMirror.firstPage.load();
   Status wb = writeBack(hostPid, stats);
   drop();
-  gLast = stats;
-  if (log::enabled(log::Level::Debug, log::Service))
-    log::debug(log::Service, "unified shared memory: kernel paged in %llu page(s) of rank 0, wrote back %s in %llu run(s)",
-               static_cast<unsigned long long>(stats.pagesIn), parse::formatSize(stats.bytesWritten).c_str(),
-               static_cast<unsigned long long>(stats.runsWritten));
   return st ? wb : st;
 }
 
-RunStats lastRun() {
+// Mode::Lenient: kernels run concurrently and share the mirror; each one's end writes back
+// what has changed so far, and the last one drops the pages.
+static Status runLenient(pid_t hostPid, const std::function<Status()>& kernel, RunStats& stats) {
+  {
+    std::lock_guard lock(gRunMutex);
+    if (gActive++ == 0) gMirror.host.store(hostPid, std::memory_order_release);
+  }
+  Status st = kernel();
   std::lock_guard lock(gRunMutex);
-  return gLast;
+  stats.firstPage = gMirror.firstPage.load();
+  Status wb = writeBack(hostPid, stats);
+  if (--gActive == 0) {
+    gMirror.host.store(0, std::memory_order_release);
+    drop();
+  }
+  return st ? wb : st;
+}
+
+Status run(pid_t hostPid, Mode mode, const std::function<Status()>& kernel, RunStats* statsOut) {
+  RunStats stats;
+  Status st = mode == Mode::Unified ? runUnified(hostPid, kernel, stats) : runLenient(hostPid, kernel, stats);
+  if (stats.pagesIn && log::enabled(log::Level::Debug, log::Service))
+    log::debug(log::Service, "%s: %llu page(s) of rank 0 mirrored, %s written back in %llu run(s)",
+               mode == Mode::Unified ? "unified shared memory" : "unmapped host memory",
+               static_cast<unsigned long long>(stats.pagesIn), parse::formatSize(stats.bytesWritten).c_str(),
+               static_cast<unsigned long long>(stats.runsWritten));
+  if (statsOut) *statsOut = stats;
+  return st;
 }
 
 std::vector<MapRange> parseMaps(const std::string& text) {

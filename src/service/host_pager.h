@@ -11,7 +11,8 @@
 //
 // What this does not give (docs/user-guide.md): atomics that a kernel and the host (or two
 // devices) apply to the same location at the same time, and kernels on devices of other
-// nodes (no CMA there).
+// nodes (no CMA there). The same mechanism, without the requirement, serves kernels that
+// dereference host memory they were never given (Mode::Lenient).
 #pragma once
 
 #include <sys/types.h>
@@ -25,22 +26,31 @@
 
 namespace ferry::service::hostpager {
 
-// Prepares this process to page in memory of `hostPid`: the mirror's tables and the fault
-// handler, installed once. Faults the pager does not own go to the handler installed
-// before it (the crash report). `hostPid` must be a process of this node that CMA reaches.
-Status enable(pid_t hostPid);
-
-// Runs `kernel` with `hostPid`'s pages mapped on demand, then writes back what it changed
-// and drops the mirror. One such kernel runs at a time in a process; others wait.
-Status run(pid_t hostPid, const std::function<Status()>& kernel);
-
-// Counters of the last run, for tests and the debug log.
-struct RunStats {
-  uint64_t pagesIn = 0;        // pages faulted in from the host
-  uint64_t bytesWritten = 0;   // bytes written back
-  uint64_t runsWritten = 0;    // contiguous runs those bytes formed
+enum class Mode : uint8_t {
+  // `requires unified_shared_memory`: one kernel at a time, each on a fresh mirror, and the
+  // layouts checked before each (no page of rank 0 at an address this process uses).
+  Unified,
+  // Any other program on a CPU device of rank 0's node: a kernel that dereferences host
+  // memory no map clause gave it (which works with the stock host plugin, whose devices share
+  // the host's address space) is served the same way instead of crashing. Kernels run
+  // concurrently and share the mirror; nothing is checked in advance (FERRY_UNMAPPED_ACCESS).
+  Lenient,
 };
-RunStats lastRun();
+
+// Prepares this process to page in memory of `hostPid`: the mirror's tables and the fault
+// handler, installed once. Faults the pager does not serve go to the handler installed
+// before it (the crash report). `hostPid` must be a process of this node that CMA reaches.
+Status enable(pid_t hostPid, Mode mode);
+
+struct RunStats {
+  uint64_t pagesIn = 0;       // mirrored pages of rank 0 at the kernel's end
+  uint64_t bytesWritten = 0;  // bytes written back
+  uint64_t runsWritten = 0;   // contiguous runs those bytes formed
+  uint64_t firstPage = 0;     // the first page paged in (for messages)
+};
+
+// Runs `kernel` with `hostPid`'s pages mapped on demand, then writes back what changed.
+Status run(pid_t hostPid, Mode mode, const std::function<Status()>& kernel, RunStats* stats = nullptr);
 
 // Whether two processes' address ranges collide: a range of the host that this process
 // maps too, with other contents. Exposed for the unit test; `run` checks it each time.

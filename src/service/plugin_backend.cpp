@@ -11,6 +11,8 @@
 #include <set>
 
 #include "comm/world.h"
+#include "platform/config.h"
+#include "platform/log.h"
 #include "platform/parse.h"
 #include "platform/ranges.h"
 #include "service/crash_report.h"
@@ -78,14 +80,28 @@ static Result<pid_t> usmHostOf(int clientRank) {
   return client.pid;
 }
 
-Status PluginBackend::init(int64_t requiresFlags, int clientRank) {
+// Without the requirement: the client whose unmapped memory kernels may be served, or 0.
+static pid_t lenientHostOf(int clientRank) {
+  comm::World* world = comm::World::instance();
+  if (!world || clientRank == world->rank() || config().text(Knob::UnmappedAccess) != "serve") return 0;
+  const comm::PeerInfo& client = world->peer(clientRank);
+  return client.node == world->self().node && world->cmaEnabled() ? client.pid : 0;
+}
+
+Status PluginBackend::init(int64_t requiresFlags, int clientRank, bool canPage) {
   if (initialized_) return {};
   if (requiresFlags & abi::kReqUnifiedSharedMemory) {
     auto host = usmHostOf(clientRank);
     if (!host) return host.takeStatus();
     if (*host != 0)
-      if (Status st = hostpager::enable(*host); !st) return st;
-    usmHost_ = *host;
+      if (Status st = hostpager::enable(*host, hostpager::Mode::Unified); !st) return st;
+    pagerHost_ = *host;
+    pagerMode_ = hostpager::Mode::Unified;
+  } else if (pid_t host = canPage ? lenientHostOf(clientRank) : 0) {
+    Status st = hostpager::enable(host, hostpager::Mode::Lenient);
+    if (st) pagerHost_ = host;
+    else log::info(log::Service, "%s: kernels will not be served unmapped host memory: %s", label_.c_str(),
+                   st.message().c_str());
   }
   if (plugin_->initRequires) plugin_->initRequires(requiresFlags);
   if (plugin_->initDevice(id_) != abi::kOffloadSuccess)
@@ -175,9 +191,26 @@ Status PluginBackend::launch(const comm::LaunchMsg& m) {
     if (rc != abi::kOffloadSuccess) return Status(Errc::Internal, "the stock plugin failed to launch " + k->name);
     return {};
   };
-  Status st = usmHost_ ? hostpager::run(usmHost_, run) : run();
+  hostpager::RunStats paged;
+  Status st = pagerHost_ ? hostpager::run(pagerHost_, pagerMode_, run, &paged) : run();
   clearActivity();
+  if (pagerMode_ == hostpager::Mode::Lenient && paged.pagesIn) warnUnmapped(m.kernel, *k, paged);
   return st;
+}
+
+// A kernel used rank 0's memory that no map clause gave it: it works here as with the stock
+// host plugin, and would fault on a GPU or on another node. Said once per kernel.
+void PluginBackend::warnUnmapped(uint64_t handle, const Kernel& k, const hostpager::RunStats& paged) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!warnedKernels_.insert(handle).second) return;
+  }
+  log::warn(log::Service,
+            "%s on %s used %llu page(s) of rank 0's memory that no map clause gave the device (the first at %s). "
+            "Ferry served them from rank 0, as the stock host plugin shares the host's memory, but a GPU or a device "
+            "on another node would fault there: map the data, or set FERRY_UNMAPPED_ACCESS=fault to stop at such "
+            "an access",
+            k.name.c_str(), label_.c_str(), static_cast<unsigned long long>(paged.pagesIn), hex(paged.firstPage).c_str());
 }
 
 bool PluginBackend::validGlobal(uint64_t addr, uint64_t len) const {

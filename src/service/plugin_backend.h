@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "comm/protocol.h"
 #include "platform/status.h"
+#include "service/host_pager.h"
 #include "service/image.h"
 #include "service/vendor_plugin.h"
 
@@ -24,8 +26,10 @@ class PluginBackend {
   int id() const { return id_; }
   const std::string& label() const { return label_; }  // "x86_64 host plugin device 0"
 
-  // Under unified_shared_memory, kernels run with the client's memory paged in (host_pager.h).
-  Status init(int64_t requiresFlags, int clientRank);
+  // Kernels may page in the client's memory (host_pager.h) where `canPage` (a device whose
+  // kernels run on this process's CPUs): under unified_shared_memory, and else for memory
+  // no map clause gave them (FERRY_UNMAPPED_ACCESS).
+  Status init(int64_t requiresFlags, int clientRank, bool canPage);
   // Returns one table address per entry: kernel handles and global addresses. `extra` names
   // globals of the device runtime to resolve as well; their addresses follow the entries'.
   Result<std::vector<uint64_t>> loadImage(const ImageRecord& image, const std::vector<ImageEntry>& extra = {});
@@ -42,12 +46,15 @@ class PluginBackend {
     std::string activity;  // "kernel NAME on LABEL", for crash reports
   };
   const Kernel* findKernel(uint64_t handle) const;
+  void warnUnmapped(uint64_t handle, const Kernel& k, const hostpager::RunStats& paged);
 
   VendorPlugin* plugin_;
   int id_;
   std::string label_;
   bool initialized_ = false;
-  pid_t usmHost_ = 0;  // unified_shared_memory: the client process whose pages kernels see
+  pid_t pagerHost_ = 0;  // the client process whose pages kernels may see, or 0
+  hostpager::Mode pagerMode_ = hostpager::Mode::Lenient;
+  std::set<uint64_t> warnedKernels_;  // kernels already reported for unmapped accesses
   mutable std::mutex mutex_;              // guards the maps below
   std::map<uint64_t, Kernel> kernels_;    // handles this device issued; entries are never erased
   std::map<uint64_t, uint64_t> globals_;  // address -> size of loaded globals

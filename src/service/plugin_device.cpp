@@ -20,7 +20,7 @@ Status PluginDevice::init(int64_t requiresFlags, int clientRank) {
                   "'#pragma omp requires unified_shared_memory' cannot hold for a GPU of another process: its kernels "
                   "cannot reach rank " + std::to_string(clientRank) +
                       "'s memory. Drop the requirement and map the data, or set FERRY_GPUS_PER_RANK=0");
-  return backend_.init(requiresFlags, clientRank);
+  return backend_.init(requiresFlags, clientRank, /*canPage=*/kind_ == DeviceKind::Cpu);
 }
 
 Result<uint64_t> PluginDevice::allocate(uint64_t size, int32_t kind) {

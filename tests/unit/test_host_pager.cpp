@@ -72,7 +72,7 @@ TEST(HostPager, InaccessibleAndKernelPagesOfTheHostAreNeverRead) {
 }
 
 TEST(HostPager, RefusesToMirrorItsOwnProcess) {
-  Status st = enable(getpid());
+  Status st = enable(getpid(), Mode::Unified);
   EXPECT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("pid"), std::string::npos) << st.message();
 }
