@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 
 #include "platform/parse.h"
 
@@ -22,7 +23,14 @@ Status DeviceHeap::reserve(uint64_t bytes) {
   long page = sysconf(_SC_PAGESIZE);
   bytes = (bytes + page - 1) / page * page;
   // MAP_NORESERVE: reserve address space only; memory is committed as pages are touched.
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // The hint puts the range far from where a process's own allocations go (the mmap area
+  // under the stack, the heap after the executable): a kernel that dereferences rank 0's
+  // addresses (service/host_pager.h) then never finds one inside this range, where it would
+  // read device memory instead of faulting. The gigabyte it starts at is random, as
+  // randomisation would make it, so that devices of different ranks rarely share addresses.
+  uint64_t hint = kHintBase + (std::random_device{}() % kHintGigabytes) * (1ull << 30);
+  void* p = mmap(reinterpret_cast<void*>(hint), bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     return Status(Errc::OutOfMemory, "cannot reserve " + parse::formatSize(bytes) +
                                          " of address space for device memory: " + std::strerror(errno) +

@@ -13,6 +13,11 @@ namespace ferry::service {
 
 class DeviceHeap {
  public:
+  // Where heaps are placed (a hint): a random gigabyte of the 64 TiB from 16 TiB on, between
+  // the executable's heap and the mmap area, where no process allocates by default.
+  static constexpr uint64_t kHintBase = 0x100000000000ull;
+  static constexpr uint64_t kHintGigabytes = 64 * 1024;
+
   DeviceHeap() = default;
   DeviceHeap(const DeviceHeap&) = delete;
   DeviceHeap& operator=(const DeviceHeap&) = delete;
