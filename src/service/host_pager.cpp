@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <fcntl.h>
 #include <sys/uio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -122,14 +123,14 @@ bool fill(pid_t host, uint64_t page, uint32_t index) {
   return true;
 }
 
-bool pageIn(pid_t host, uint64_t page) {
+bool pageIn(pid_t host, uint64_t page, int code) {
   uint32_t slot = 0;
   bool mine = false;
   if (!claimSlot(page, slot, mine)) return false;
   if (!mine) {  // another thread fills it, or found it is not the host's
     for (;;) {
       uint32_t s = gMirror.states[slot].load(std::memory_order_acquire);
-      if (s == kReady) return true;
+      if (s == kReady) return code == SEGV_MAPERR;  // a mirror page refusing an access stays refused
       if (s == kFailed) return false;
       sched_yield();
     }
@@ -149,11 +150,40 @@ void passOn(int sig, siginfo_t* info, void* context) {
   }
 }
 
+// Rank 0 and this process run the same executable and libraries, at other addresses: a
+// function of rank 0 is the same function of this process, moved by its file's delta.
+struct CodeRange {
+  uint64_t start, end;  // rank 0's executable mapping
+  int64_t delta;        // this process's address minus rank 0's
+};
+constexpr int kMaxCode = 512;
+CodeRange gCode[kMaxCode];
+std::atomic<int> gNumCode{0};
+
+uint64_t translateCode(uint64_t pc) {
+  int n = gNumCode.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i)
+    if (pc >= gCode[i].start && pc < gCode[i].end) return pc + static_cast<uint64_t>(gCode[i].delta);
+  return 0;
+}
+
 void onFault(int sig, siginfo_t* info, void* context) {
   pid_t host = gMirror.host.load(std::memory_order_acquire);
-  uint64_t page = reinterpret_cast<uint64_t>(info->si_addr) & ~(kPage - 1);
+  auto addr = reinterpret_cast<uint64_t>(info->si_addr);
+  auto* uc = static_cast<ucontext_t*>(context);
   int savedErrno = errno;
-  bool served = host != 0 && page != 0 && pageIn(host, page);
+  bool served = false;
+  if (host != 0 && addr == static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP])) {
+    // A call through a function pointer of rank 0 (a kernel argument, or one stored in rank 0's
+    // data): continue in this process's copy of that function, as the stock host plugin's
+    // shared address space would run it.
+    if (uint64_t to = translateCode(addr)) {
+      uc->uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(to);
+      served = true;
+    }
+  } else if (host != 0 && addr >= kPage) {
+    served = pageIn(host, addr & ~(kPage - 1), info->si_code);
+  }
   errno = savedErrno;
   if (!served) passOn(sig, info, context);
 }
@@ -188,6 +218,28 @@ Status checkLayout(pid_t host) {
                       "(kernel.randomize_va_space, setarch -R)");
   gCheckedHost = std::move(hostText);
   gCheckedSelf = std::move(selfText);
+  return {};
+}
+
+// Pairs each executable file mapping of the host with this process's mapping of the same
+// file and offset. Called before any kernel runs; the table only grows.
+Status mapCode(pid_t host) {
+  std::string hostText, selfText;
+  if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", hostText); !st) return st;
+  if (Status st = readFile("/proc/self/maps", selfText); !st) return st;
+  auto selfMaps = parseMaps(selfText);
+  int n = gNumCode.load();
+  for (const MapRange& h : parseMaps(hostText)) {
+    if (h.perms.find('x') == std::string::npos || h.path.empty() || h.path[0] != '/') continue;
+    for (const MapRange& m : selfMaps) {
+      if (m.path != h.path || m.offset != h.offset || m.end - m.start != h.end - h.start) continue;
+      bool known = false;
+      for (int i = 0; i < n; ++i) known = known || gCode[i].start == h.start;
+      if (!known && n < kMaxCode) gCode[n++] = {h.start, h.end, static_cast<int64_t>(m.start - h.start)};
+      break;
+    }
+  }
+  gNumCode.store(n, std::memory_order_release);
   return {};
 }
 
@@ -286,9 +338,9 @@ Status enable(pid_t hostPid, Mode mode) {
   });
   if (!result) return result;
   if (!gMirror.twins) return Status(Errc::OutOfMemory, "unified shared memory: the pager's tables are missing");
-  if (mode == Mode::Lenient) return {};
   std::lock_guard lock(gRunMutex);
-  return checkLayout(hostPid);
+  if (Status st = mapCode(hostPid); !st) return st;
+  return mode == Mode::Lenient ? Status() : checkLayout(hostPid);
 }
 
 // Mode::Unified: one kernel at a time, each on a fresh mirror of a checked layout.
