@@ -8,6 +8,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -248,8 +249,12 @@ Status mapCode(pid_t host) {
 // set to that copy: a kernel still running (Mode::Lenient) may write on, and the next write-back
 // finds what it writes after the copy.
 Status writeBack(pid_t host, RunStats& stats) {
-  uint8_t snapshot[kPage];
+  // Pages are copied aside in batches, and each batch goes back in as few system calls as
+  // the runs allow (IOV_MAX runs each). Called under gRunMutex, so one buffer serves all.
+  constexpr uint32_t kBatch = 64;
+  static std::vector<uint8_t> snapshots(kBatch * kPage);
   std::vector<iovec> local, remote;
+  std::vector<std::pair<uint8_t*, const uint8_t*>> twinsToRefresh;  // twin, its page's copy
   auto flush = [&]() -> Status {
     if (local.empty()) return {};
     ssize_t want = 0;
@@ -263,6 +268,12 @@ Status writeBack(pid_t host, RunStats& stats) {
                                          std::to_string(host) + ") at " + hex(at) +
                                          " failed: " + (n < 0 ? std::strerror(errno) : "short write"));
   };
+  auto endBatch = [&]() -> Status {
+    if (Status st = flush(); !st) return st;
+    for (auto [twin, copy] : twinsToRefresh) std::memcpy(twin, copy, kPage);
+    twinsToRefresh.clear();
+    return {};
+  };
   uint32_t n = gMirror.numClaimed.load();
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t slot = gMirror.claimed[i].load(std::memory_order_relaxed);
@@ -270,15 +281,18 @@ Status writeBack(pid_t host, RunStats& stats) {
     ++stats.pagesIn;
     uint64_t page = gMirror.keys[slot].load();
     uint8_t* twin = twinOf(gMirror.order[slot].load());
-    std::memcpy(snapshot, reinterpret_cast<const void*>(page), kPage);
+    uint8_t* copy = snapshots.data() + twinsToRefresh.size() * kPage;
+    std::memcpy(copy, reinterpret_cast<const void*>(page), kPage);
+    if (std::memcmp(copy, twin, kPage) == 0) continue;  // only read
+    twinsToRefresh.push_back({twin, copy});
     for (uint64_t at = 0; at < kPage;) {
-      if (snapshot[at] == twin[at]) {
+      if (copy[at] == twin[at]) {
         ++at;
         continue;
       }
       uint64_t end = at + 1;
-      while (end < kPage && snapshot[end] != twin[end]) ++end;
-      local.push_back({snapshot + at, end - at});
+      while (end < kPage && copy[end] != twin[end]) ++end;
+      local.push_back({copy + at, end - at});
       remote.push_back({reinterpret_cast<void*>(page + at), end - at});
       stats.bytesWritten += end - at;
       ++stats.runsWritten;
@@ -286,20 +300,29 @@ Status writeBack(pid_t host, RunStats& stats) {
       if (local.size() == IOV_MAX)
         if (Status st = flush(); !st) return st;
     }
-    if (Status st = flush(); !st) return st;  // the snapshot is reused for the next page
-    std::memcpy(twin, snapshot, kPage);
+    if (twinsToRefresh.size() == kBatch)
+      if (Status st = endBatch(); !st) return st;
   }
-  return {};
+  return endBatch();
 }
 
 // Unmaps the mirror pages and empties the tables for the next kernel.
 void drop() {
   uint32_t n = gMirror.numClaimed.load();
+  std::vector<uint64_t> pages;
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t slot = gMirror.claimed[i].load(std::memory_order_relaxed);
-    if (gMirror.states[slot].load() == kReady) munmap(reinterpret_cast<void*>(gMirror.keys[slot].load()), kPage);
+    if (gMirror.states[slot].load() == kReady) pages.push_back(gMirror.keys[slot].load());
     gMirror.states[slot].store(kFree);
     gMirror.keys[slot].store(0);
+  }
+  // Neighbouring pages go in one munmap (it removes every mapping in the range).
+  std::sort(pages.begin(), pages.end());
+  for (size_t i = 0; i < pages.size();) {
+    size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + kPage) ++j;
+    munmap(reinterpret_cast<void*>(pages[i]), (j - i) * kPage);
+    i = j;
   }
   // The file's pages go back to the kernel; twins stay, for the next kernel.
   if (n) (void)fallocate(gMirror.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(n) * kPage);
