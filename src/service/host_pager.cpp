@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <sstream>
 
+#include "comm/world.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 
@@ -61,7 +63,14 @@ T* reserve(uint64_t count) {
 
 uint32_t slotOf(uint64_t page) { return static_cast<uint32_t>((page / kPage) * 0x9E3779B97F4A7C15ull >> 46); }
 
-void say(const char* text) { (void)!write(STDERR_FILENO, text, std::strlen(text)); }
+// The log prefix ("[ferry rank=1 host=node7 pid=4242] "), formatted before the handler can
+// need it: the handler cannot call the logger.
+char gPrefix[256] = "[ferry] ";
+
+void say(const char* text) {
+  (void)!write(STDERR_FILENO, gPrefix, std::strlen(gPrefix));
+  (void)!write(STDERR_FILENO, text, std::strlen(text));
+}
 
 // Finds or claims the slot of `page`. Returns false when the table is full.
 bool claimSlot(uint64_t page, uint32_t& slot, bool& mine) {
@@ -71,7 +80,7 @@ bool claimSlot(uint64_t page, uint32_t& slot, bool& mine) {
       uint32_t index = gMirror.numClaimed.fetch_add(1, std::memory_order_relaxed);
       if (index >= kSlots - 1) {
         gMirror.states[s].store(kFailed, std::memory_order_release);
-        say("[ferry] ERROR service: unified shared memory: a kernel touched more than 1 GiB of rank 0's memory, "
+        say("ERROR service: a kernel touched more than 1 GiB of rank 0's memory, "
             "more than a serving rank mirrors; map the data instead (map clauses, omp_target_memcpy)\n");
         return false;
       }
@@ -200,8 +209,8 @@ Status readFile(const std::string& path, std::string& out) {
   return {};
 }
 
-// Both maps as the last check read them: a layout that has not changed needs no new check,
-// which keeps the check to two reads per kernel (tens of microseconds).
+// Both maps as the last check read them: a layout that has not changed needs no new parse
+// and comparison, which leaves the check at two reads per kernel (about 0.1 ms each).
 std::string gCheckedHost, gCheckedSelf;
 
 Status checkLayout(pid_t host) {
@@ -337,6 +346,9 @@ Status enable(pid_t hostPid, Mode mode) {
     return Status(Errc::Internal, "unified shared memory pager asked to mirror pid " + std::to_string(hostPid));
   Status result;
   std::call_once(gInstalled, [&] {
+    comm::World* world = comm::World::instance();
+    std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ", world ? world->rank() : -1,
+                  log::hostName().c_str(), getpid());
     gMirror.keys = reserve<std::atomic<uint64_t>>(kSlots);
     gMirror.states = reserve<std::atomic<uint32_t>>(kSlots);
     gMirror.order = reserve<std::atomic<uint32_t>>(kSlots);
