@@ -170,7 +170,7 @@ Client* startOffload() {
   gRuntime = rt;
 
   if (w.rank() != 0) {
-    service::installCrashReport(w.rank());
+    service::installCrashReport();
     serveAndExit(*rt, std::move(devices), std::move(globalIds));
   }
 

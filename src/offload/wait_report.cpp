@@ -55,8 +55,7 @@ void clearWait() { gWhat.store(nullptr, std::memory_order_relaxed); }
 
 void installTerminationReport(const std::string& devices, std::vector<std::string> where) {
   gWhere = new std::vector<std::string>(std::move(where));
-  std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR offload: ", log::rank(),
-                log::hostName().c_str(), getpid());
+  std::snprintf(gPrefix, sizeof gPrefix, "%s", log::linePrefix(log::Level::Error, log::Offload).c_str());
   std::snprintf(gAbortNote, sizeof gAbortNote,
                 "%srank 0 aborted after the error above; this job has %s (`ferry info` prints the table, "
                 "FERRY_LOG=debug,offload shows each operation)\n",

@@ -112,14 +112,19 @@ const char* subName(uint32_t sub) {
   return "ferry";
 }
 
+std::string linePrefix(Level level, uint32_t sub) {
+  char prefix[512];
+  int r = rank();
+  std::snprintf(prefix, sizeof prefix, "[ferry rank=%s host=%s pid=%d] %s %s: ", r >= 0 ? std::to_string(r).c_str() : "?",
+                hostName().c_str(), getpid(), kLevelTags[static_cast<int>(level)], subName(sub));
+  return prefix;
+}
+
 void vwrite(Level level, uint32_t sub, const char* fmt, va_list ap) {
   char msg[2048];
   std::vsnprintf(msg, sizeof msg, fmt, ap);
   char line[2400];
-  int r = rank();
-  std::snprintf(line, sizeof line, "[ferry rank=%s host=%s pid=%d] %s %s: %s\n",
-                r >= 0 ? std::to_string(r).c_str() : "?", hostName().c_str(), getpid(),
-                kLevelTags[static_cast<int>(level)], subName(sub), msg);
+  std::snprintf(line, sizeof line, "%s%s\n", linePrefix(level, sub).c_str(), msg);
   std::lock_guard lock(gWriteMutex);
   std::fputs(line, gOut ? gOut : stderr);
 }

@@ -35,6 +35,9 @@ Status setFile(std::string_view pattern);
 void setRank(int rank);
 int rank();
 const std::string& hostName();
+// The start of every line: "[ferry rank=1 host=node7 pid=4242] ERROR service: ". Signal
+// handlers, which cannot call the logger, format it ahead of time.
+std::string linePrefix(Level level, uint32_t sub);
 
 namespace detail {
 extern std::atomic<uint8_t> gLevel;

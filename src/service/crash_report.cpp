@@ -28,9 +28,9 @@ void onFatal(int sig) {
 
 }  // namespace
 
-void installCrashReport(int rank) {
-  std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ERROR service: serving rank crashed: ", rank,
-                log::hostName().c_str(), getpid());
+void installCrashReport() {
+  std::snprintf(gPrefix, sizeof gPrefix, "%sserving rank crashed: ",
+                log::linePrefix(log::Level::Error, log::Service).c_str());
   struct sigaction sa {};
   sa.sa_handler = onFatal;
   sigemptyset(&sa.sa_mask);

@@ -6,8 +6,8 @@
 
 namespace ferry::service {
 
-// Installs the handlers; `rank` and the host go into every report.
-void installCrashReport(int rank);
+// Installs the handlers; every report starts as a log line does (rank, host, pid).
+void installCrashReport();
 // Marks the start and end of work that may crash. `what` must outlive the activity (it is
 // not copied: this runs for every kernel launch).
 void setActivity(const char* what);

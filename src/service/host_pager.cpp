@@ -16,7 +16,6 @@
 #include <mutex>
 #include <sstream>
 
-#include "comm/world.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 
@@ -63,9 +62,9 @@ T* reserve(uint64_t count) {
 
 uint32_t slotOf(uint64_t page) { return static_cast<uint32_t>((page / kPage) * 0x9E3779B97F4A7C15ull >> 46); }
 
-// The log prefix ("[ferry rank=1 host=node7 pid=4242] "), formatted before the handler can
-// need it: the handler cannot call the logger.
-char gPrefix[256] = "[ferry] ";
+// The log prefix of the handler's one message (log::linePrefix), formatted before the
+// handler can need it.
+char gPrefix[256] = "[ferry] ERROR service: ";
 
 void say(const char* text) {
   (void)!write(STDERR_FILENO, gPrefix, std::strlen(gPrefix));
@@ -80,7 +79,7 @@ bool claimSlot(uint64_t page, uint32_t& slot, bool& mine) {
       uint32_t index = gMirror.numClaimed.fetch_add(1, std::memory_order_relaxed);
       if (index >= kSlots - 1) {
         gMirror.states[s].store(kFailed, std::memory_order_release);
-        say("ERROR service: a kernel touched more than 1 GiB of rank 0's memory, "
+        say("a kernel touched more than 1 GiB of rank 0's memory, "
             "more than a serving rank mirrors; map the data instead (map clauses, omp_target_memcpy)\n");
         return false;
       }
@@ -213,12 +212,19 @@ Status readFile(const std::string& path, std::string& out) {
 // and comparison, which leaves the check at two reads per kernel (about 0.1 ms each).
 std::string gCheckedHost, gCheckedSelf;
 
-Status checkLayout(pid_t host) {
-  std::string hostText, selfText;
-  if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", hostText); !st) return st;
-  if (Status st = readFile("/proc/self/maps", selfText); !st) return st;
-  if (hostText == gCheckedHost && selfText == gCheckedSelf) return {};
-  auto hostMaps = parseMaps(hostText), selfMaps = parseMaps(selfText);
+// Both processes' /proc/PID/maps, as text.
+struct Layouts {
+  std::string host, self;
+};
+
+Status readLayouts(pid_t host, Layouts& out) {
+  if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", out.host); !st) return st;
+  return readFile("/proc/self/maps", out.self);
+}
+
+Status checkLayout(Layouts layouts) {
+  if (layouts.host == gCheckedHost && layouts.self == gCheckedSelf) return {};
+  auto hostMaps = parseMaps(layouts.host), selfMaps = parseMaps(layouts.self);
   if (const MapRange* c = firstCollision(hostMaps, selfMaps))
     return Status(Errc::Unavailable,
                   "unified shared memory: rank 0's memory at " + hex(c->start) + "-" + hex(c->end) + " (" +
@@ -226,20 +232,17 @@ Status checkLayout(pid_t host) {
                       ") is at addresses this serving rank uses too, so its kernels cannot see it. Address layouts "
                       "are random per process: run again; if it persists, address space randomisation is off "
                       "(kernel.randomize_va_space, setarch -R)");
-  gCheckedHost = std::move(hostText);
-  gCheckedSelf = std::move(selfText);
+  gCheckedHost = std::move(layouts.host);
+  gCheckedSelf = std::move(layouts.self);
   return {};
 }
 
 // Pairs each executable file mapping of the host with this process's mapping of the same
 // file and offset. Called before any kernel runs; the table only grows.
-Status mapCode(pid_t host) {
-  std::string hostText, selfText;
-  if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", hostText); !st) return st;
-  if (Status st = readFile("/proc/self/maps", selfText); !st) return st;
-  auto selfMaps = parseMaps(selfText);
+void mapCode(const Layouts& layouts) {
+  auto selfMaps = parseMaps(layouts.self);
   int n = gNumCode.load();
-  for (const MapRange& h : parseMaps(hostText)) {
+  for (const MapRange& h : parseMaps(layouts.host)) {
     if (h.perms.find('x') == std::string::npos || h.path.empty() || h.path[0] != '/') continue;
     for (const MapRange& m : selfMaps) {
       if (m.path != h.path || m.offset != h.offset || m.end - m.start != h.end - h.start) continue;
@@ -250,7 +253,6 @@ Status mapCode(pid_t host) {
     }
   }
   gNumCode.store(n, std::memory_order_release);
-  return {};
 }
 
 // Writes back the bytes of each mirrored page that differ from its twin, run by run, so that
@@ -343,12 +345,10 @@ void drop() {
 
 Status enable(pid_t hostPid, Mode mode) {
   if (hostPid <= 0 || hostPid == getpid())
-    return Status(Errc::Internal, "unified shared memory pager asked to mirror pid " + std::to_string(hostPid));
+    return Status(Errc::Internal, "host pager asked to mirror pid " + std::to_string(hostPid));
   Status result;
   std::call_once(gInstalled, [&] {
-    comm::World* world = comm::World::instance();
-    std::snprintf(gPrefix, sizeof gPrefix, "[ferry rank=%d host=%s pid=%d] ", world ? world->rank() : -1,
-                  log::hostName().c_str(), getpid());
+    std::snprintf(gPrefix, sizeof gPrefix, "%s", log::linePrefix(log::Level::Error, log::Service).c_str());
     gMirror.keys = reserve<std::atomic<uint64_t>>(kSlots);
     gMirror.states = reserve<std::atomic<uint32_t>>(kSlots);
     gMirror.order = reserve<std::atomic<uint32_t>>(kSlots);
@@ -356,12 +356,12 @@ Status enable(pid_t hostPid, Mode mode) {
     gMirror.twins = reserve<std::atomic<uint8_t*>>(kSlots / kChunkPages);
     gMirror.fd = memfd_create("ferry-usm-mirror", MFD_CLOEXEC);
     if (gMirror.fd < 0 || ftruncate(gMirror.fd, static_cast<off_t>(kSlots) * kPage) != 0) {
-      result = Status(Errc::Unavailable, std::string("unified shared memory: cannot create the pager's memfd: ") +
+      result = Status(Errc::Unavailable, std::string("host pager: cannot create its memfd: ") +
                                              std::strerror(errno));
       return;
     }
     if (!gMirror.keys || !gMirror.states || !gMirror.order || !gMirror.claimed || !gMirror.twins) {
-      result = Status(Errc::OutOfMemory, "unified shared memory: cannot reserve the pager's tables");
+      result = Status(Errc::OutOfMemory, "host pager: cannot reserve its tables");
       return;
     }
     struct sigaction sa {};
@@ -369,19 +369,23 @@ Status enable(pid_t hostPid, Mode mode) {
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;  // a fault inside the handler must reach the crash report
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, &gPrevious) != 0)
-      result = Status(Errc::Internal, std::string("unified shared memory: sigaction failed: ") + std::strerror(errno));
+      result = Status(Errc::Internal, std::string("host pager: sigaction failed: ") + std::strerror(errno));
   });
   if (!result) return result;
-  if (!gMirror.twins) return Status(Errc::OutOfMemory, "unified shared memory: the pager's tables are missing");
+  if (!gMirror.twins) return Status(Errc::OutOfMemory, "host pager: its tables are missing");
   std::lock_guard lock(gRunMutex);
-  if (Status st = mapCode(hostPid); !st) return st;
-  return mode == Mode::Lenient ? Status() : checkLayout(hostPid);
+  Layouts layouts;
+  if (Status st = readLayouts(hostPid, layouts); !st) return st;
+  mapCode(layouts);
+  return mode == Mode::Lenient ? Status() : checkLayout(std::move(layouts));
 }
 
 // Mode::Unified: one kernel at a time, each on a fresh mirror of a checked layout.
 static Status runUnified(pid_t hostPid, const std::function<Status()>& kernel, RunStats& stats) {
   std::lock_guard lock(gRunMutex);
-  if (Status st = checkLayout(hostPid); !st) return st;
+  Layouts layouts;
+  if (Status st = readLayouts(hostPid, layouts); !st) return st;
+  if (Status st = checkLayout(std::move(layouts)); !st) return st;
   gMirror.host.store(hostPid, std::memory_order_release);
   Status st = kernel();
   gMirror.host.store(0, std::memory_order_release);
