@@ -35,9 +35,11 @@ Result<const __tgt_device_image*> ImageRouter::select(const __tgt_device_image* 
   if (chosen) return chosen;
   if (kind == service::DeviceKind::Gpu)
     return Status(Errc::LoadFailed, "this device is a GPU but the program has no nvptx64 image; build with "
-                                    "-fopenmp-targets=x86_64-pc-linux-gnu,nvptx64-nvidia-cuda");
+                                    "-fopenmp-targets=x86_64-pc-linux-gnu,nvptx64-nvidia-cuda, or set "
+                                    "FERRY_GPUS_PER_RANK=0 to serve CPU devices only");
   return Status(Errc::LoadFailed, "this device is a CPU but the program has no x86_64 image; build with "
-                                  "-fopenmp-targets=x86_64-pc-linux-gnu");
+                                  "-fopenmp-targets=x86_64-pc-linux-gnu, or set FERRY_DEVICES_PER_RANK=0 to "
+                                  "serve GPUs only");
 }
 
 }  // namespace ferry::offload
