@@ -45,6 +45,9 @@ endif()
 if(TARGET ferry_offload_bench)
   install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/ferry_offload_bench ${PROJECT_BINARY_DIR}/bin/ferry_xs
           DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/ferry)
+  if(TARGET ferry_offload_bench_gpu)
+    install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/ferry_offload_bench_gpu DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/ferry)
+  endif()
   install(PROGRAMS ${PROJECT_SOURCE_DIR}/bench/offload/plot_offload.py ${PROJECT_SOURCE_DIR}/bench/xs/plot_xs.py
           DESTINATION ${CMAKE_INSTALL_DATADIR}/ferry/bench)
 endif()

@@ -3,7 +3,7 @@
 # .gpu-kit/kit.tar.xz here: unpacks the kit, puts LLVM 16 and the MPI launchers where the
 # builds expect them, then runs the requested steps. Logs go to $OUT (or ./gpu-out).
 #
-#   scripts/gpu-check.sh [probe] [tests] [info] [coll-openmpi] [coll-mpich]
+#   scripts/gpu-check.sh [probe] [tests] [usm] [info] [bench-gpu] [coll-openmpi] [coll-mpich]
 set -uo pipefail
 repo=$(pwd)
 out=${OUT:-$repo/gpu-out}
@@ -77,6 +77,23 @@ tests() {
   (cd "$repo/build-gpu" && ctest -L gpu --output-on-failure --timeout 300 -j 1) 2>&1 | tee "$out/gpu-tests.log"
 }
 
+# The CPU-device tests that depend on the machine's address-space layout (unified shared
+# memory and the host pager): there the CUDA driver's reservations share the serving ranks.
+usm() {
+  (cd "$repo/build-gpu" && ctest -R 'usm|unmapped_access|HostPager' --output-on-failure --timeout 120 -j 4) 2>&1 |
+    tee "$out/usm-tests.log"
+}
+
+# The offload benchmark on GPUs: Ferry's remote GPUs against the stock CUDA plugin on the
+# same GPU and raw MPI between the same ranks. Plots are made where the CSV comes back.
+bench_gpu() {
+  "$repo/build-gpu/bin/ferry" bench offload --gpu -c -r "${BENCH_GPU_REPS:-3}" --no-plots --timeout 300 \
+    --sizes 1,64,1K,8K,64K,256K,1M,4M,16M,64M -o "$out/bench-gpu" >"$out/bench-gpu.log" 2>&1
+  echo "exit $?"
+  tar -C "$out" -czf "$out/bench-gpu.tar.gz" bench-gpu && rm -rf "${out:?}/bench-gpu"
+  cat "$out/bench-gpu.log"
+}
+
 info() {
   local f="$repo/build-gpu/bin/ferry"
   FERRY_DEVICES_PER_RANK=0 "$f" info -n 3
@@ -103,7 +120,9 @@ for s in "${steps[@]}"; do
   case $s in
     probe) probe ;;
     tests) tests ;;
+    usm) usm ;;
     info) info ;;
+    bench-gpu) bench_gpu ;;
     coll-openmpi) coll build-gpu openmpi ;;
     coll-mpich) coll build-gpu-mpich mpich ;;
     *) echo "unknown step $s" ;;

@@ -7,7 +7,7 @@
 #include "bench.h"
 
 /* A region on the host<->device device ran on its serving rank (-1, no MPI rank, in stock
- * mode). */
+ * mode); in the GPU build, on that device (GPU kernels cannot see their rank). */
 void verify_rank(bench_ctx* ctx, const char* what);
 /* map(always, to|from|tofrom) of n bytes of ctx->host_buf; works whether or not the buffer
  * is already present on the device. */

@@ -38,7 +38,7 @@ std::vector<std::string> programArgs(const OffloadOptions& opt, const Paths& p, 
 }
 
 // The stock run: the same program without Ferry's plugin directory on LD_LIBRARY_PATH, so
-// that libomptarget loads Debian's x86_64 host plugin in this process.
+// that libomptarget loads Debian's x86_64 host plugin (CUDA plugin with --gpu) in this process.
 RunPlan stockPlan(const OffloadOptions& opt, const Paths& p, const std::string& originalLdPath, int rep) {
   RunPlan plan;
   std::string base = p.runsDir + "/stock." + std::to_string(rep);
@@ -172,8 +172,12 @@ Status writeTargetsCsv(const std::string& path, const std::vector<TargetResult>&
 
 Result<Paths> findPaths(const OffloadOptions& opt) {
   Paths p;
-  auto program = findBenchFile("ferry_offload_bench");
-  if (!program) return program.takeStatus();
+  auto program = findBenchFile(opt.gpu ? "ferry_offload_bench_gpu" : "ferry_offload_bench");
+  if (!program) {
+    if (!opt.gpu) return program.takeStatus();
+    return Status(Errc::NotFound, program.status().message() +
+                                      "; it is built only where CMake found CUDA's ptxas (FERRY_PTXAS)");
+  }
   auto plot = findBenchFile("plot_offload.py");
   if (!plot) return plot.takeStatus();
   auto plugin = pluginDir();
@@ -195,6 +199,8 @@ Status runRepetitions(const OffloadOptions& opt, const Paths& p, std::vector<std
   const char* ld = std::getenv("LD_LIBRARY_PATH");
   std::string originalLd = ld ? ld : "";
   setenv("FERRY_VIRTUAL_NODES", std::to_string(opt.virtualNodes).c_str(), 1);  // passed on by the launcher
+  // The GPU program has an nvptx64 image only, the CPU one an x86_64 image only.
+  setenv(opt.gpu ? "FERRY_DEVICES_PER_RANK" : "FERRY_GPUS_PER_RANK", "0", 1);
   for (int rep = 1; rep <= opt.reps; ++rep) {
     auto stock = runMeasurement(stockPlan(opt, p, originalLd, rep));
     if (!stock) return stock.takeStatus();
@@ -246,8 +252,8 @@ int runOffloadBench(const OffloadOptions& optIn, const std::vector<std::string>&
     return 1;
   }
   std::vector<std::string> env = preamble(commandLine);
-  std::printf("ferry bench offload: %d repetitions of (stock run, Ferry run on %d ranks, %d virtual nodes)%s\n",
-              opt.reps, opt.ranks, opt.virtualNodes, opt.validate ? ", validating data" : "");
+  std::printf("ferry bench offload: %d repetitions of (stock run, Ferry run on %d ranks, %d virtual nodes)%s%s\n",
+              opt.reps, opt.ranks, opt.virtualNodes, opt.gpu ? " on GPUs" : "", opt.validate ? ", validating data" : "");
   for (const auto& l : env) std::printf("  %s\n", l.c_str());
   if (Status st = writeLines(opt.outDir + "/environment.txt", env); !st)
     std::fprintf(stderr, "ferry bench offload: %s\n", st.message().c_str());
@@ -266,7 +272,7 @@ int runOffloadBench(const OffloadOptions& optIn, const std::vector<std::string>&
   printTargets(targets);
   if (opt.validate) reportValidation(reps);
   std::printf("\nload at the end: %s\n", loadLine().c_str());
-  if (Status st = writeOutputs(opt, *paths, rows, reps, targets, plotTitle()); !st) {
+  if (Status st = writeOutputs(opt, *paths, rows, reps, targets, (opt.gpu ? "GPUs, " : "") + plotTitle()); !st) {
     std::fprintf(stderr, "ferry bench offload: %s\n", st.message().c_str());
     return 1;
   }

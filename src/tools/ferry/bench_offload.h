@@ -11,6 +11,7 @@ struct OffloadOptions {
   bool quick = false;
   bool validate = false;
   bool plots = true;
+  bool gpu = false;         // the nvptx64 build: GPUs of the serving ranks against the stock CUDA plugin
   int reps = 5;
   int ranks = 4;
   int virtualNodes = 2;

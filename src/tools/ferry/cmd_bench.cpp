@@ -22,6 +22,8 @@ std::vector<std::string> commandLine() {
 void addOffloadOptions(CLI::App& sub, bench::OffloadOptions& o) {
   sub.add_flag("--quick", o.quick, "a few sizes and OSU counts / 10: about a minute here, the same columns");
   sub.add_flag("-c,--validate", o.validate, "check the data every measurement moved, as OSU's -c (outside the timing)");
+  sub.add_flag("--gpu", o.gpu, "GPUs: the serving ranks' GPUs only (FERRY_DEVICES_PER_RANK=0), next to the stock "
+                               "CUDA plugin on rank 0's GPU; needs the build's nvptx64 program (CUDA's ptxas)");
   sub.add_option("-r,--reps", o.reps, "repetitions of (stock run, Ferry run); medians are reported")
       ->check(CLI::Range(1, 100));
   sub.add_option("-n,--np", o.ranks, "ranks of the Ferry runs (rank 0 runs the benchmark)")->check(CLI::Range(2, 64));
