@@ -8,7 +8,7 @@ namespace ferry::comm {
 
 MpiPipe::MpiPipe(Dir dir, MPI_Comm comm, int peer, int tag, void* buf, size_t len, size_t chunk, int depth)
     : dir_(dir), comm_(comm), peer_(peer), tag_(tag), buf_(static_cast<uint8_t*>(buf)), len_(len),
-      chunk_(std::max<size_t>(chunk, 1)), depth_(std::max(depth, 1)) {
+      chunk_(std::max<size_t>(chunk, 1)), depth_(std::max(depth, 1)), ready_(len) {
   if (!buf_ && dir_ == Dir::Recv && len_ > 0) {
     scratch_.resize(std::min(chunk_, len_));
     depth_ = 1;  // chunks land one after another in the same scratch space
@@ -20,6 +20,7 @@ MpiPipe::~MpiPipe() { cancel(); }
 Status MpiPipe::postMore() {
   while (postedBytes_ < len_ && static_cast<int>(inflight_.size()) < depth_) {
     size_t n = std::min(chunk_, len_ - postedBytes_);
+    if (dir_ == Dir::Send && postedBytes_ + n > ready_) break;
     uint8_t* at = scratch_.empty() ? buf_ + postedBytes_ : scratch_.data();
     MPI_Request req = MPI_REQUEST_NULL;
     int rc = dir_ == Dir::Send ? MPI_Isend(at, static_cast<int>(n), MPI_BYTE, peer_, tag_, comm_, &req)

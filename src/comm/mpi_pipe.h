@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -31,6 +32,9 @@ class MpiPipe {
   // Cancels what is still posted (used when the other side reported an error).
   void cancel();
   size_t bytesDone() const { return doneBytes_; }
+  // A Send pipe posts only chunks that lie wholly below `bytes` (default: all of them), so
+  // that a staged sender can fill its buffer while earlier chunks travel.
+  void setReady(size_t bytes) { ready_ = std::min(bytes, len_); }
   Dir direction() const { return dir_; }
   int peer() const { return peer_; }
 
@@ -43,6 +47,7 @@ class MpiPipe {
   uint8_t* buf_;
   size_t len_, chunk_;
   int depth_;
+  size_t ready_;
   size_t postedBytes_ = 0, doneBytes_ = 0;
   struct Inflight {
     MPI_Request req;

@@ -30,6 +30,7 @@ enum class Knob : uint16_t {
   CpuStaging,
   DeviceMemory,
   DeviceRetain,
+  StagingRetain,
   EagerLimit,
   ChunkSize,
   PipelineDepth,

@@ -41,6 +41,10 @@ constexpr KnobSpec kKnobTable[] = {
      "Freed memory of each CPU device that stays resident for reuse: frees of 1 MiB or more give "
      "their pages back to the serving rank's kernel only beyond this, so that blocks allocated "
      "in their place need no page faults; 0 gives them back at once"},
+    {Knob::StagingRetain, "FERRY_STAGING_RETAIN", KnobType::Size, "256M", nullptr, 0, kNoLimit, "service",
+     "Pinned host memory each staged device (GPU) keeps between transfers: its transfers pass "
+     "through pinned buffers that are allocated once and reused up to this much; beyond it they "
+     "are freed after use"},
     {Knob::EagerLimit, "FERRY_EAGER_LIMIT", KnobType::Size, "8K", nullptr, 0, 32768, "comm",
      "Transfers up to this size travel inside the control message; larger ones use the "
      "chunked data path"},

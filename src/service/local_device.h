@@ -45,6 +45,11 @@ class LocalDevice {
   virtual Status write(uint64_t dst, const void* src, uint64_t len) = 0;
   virtual Status read(void* dst, uint64_t src, uint64_t len) = 0;
 
+  // Host memory that copies to and from this device run fastest from (pinned, for a GPU),
+  // for staging buffers; nullptr where the device has none to give.
+  virtual void* allocHostBuffer(uint64_t bytes) { return nullptr; }
+  virtual void freeHostBuffer(void* p) {}
+
   // Whether [addr, addr+len) is device memory or a global of a loaded image.
   virtual bool validRange(uint64_t addr, uint64_t len) const = 0;
   // The name of a kernel this device loaded ("" if unknown), for traces and reports.

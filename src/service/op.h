@@ -8,6 +8,7 @@
 
 #include "comm/mpi_pipe.h"
 #include "comm/protocol.h"
+#include "service/staging_pool.h"
 #include "service/worker.h"
 
 namespace ferry::service {
@@ -37,11 +38,15 @@ struct Op {
   std::optional<comm::MpiPipe> pipe;
   std::shared_ptr<Completion> job;  // work handed to the device's worker
   bool awaitingRendezvous = false;  // same-node exchange: waiting for Rtr (send) or Fin (recv)
-  std::vector<uint8_t> staging;     // image bytes, or a staged device's transfer bytes
-  uint64_t staged = 0;              // staged receive: bytes already written to the device
+  std::vector<uint8_t> imageBytes;  // LoadImage: the image as it arrived
+  StagingBuffer stage;              // a staged device's transfer bytes (staging_pool.h)
+  uint64_t staged = 0;              // staged receive: bytes written to the device; send: read from it
+  std::shared_ptr<Completion> copy; // staged transfer over MPI: the device copy in flight
+  uint64_t copyUpto = 0;            // ... which ends there
   const uint8_t* source = nullptr;  // exchange send: where its bytes are (device or staging)
   uint8_t* sink = nullptr;          // exchange receive: where its bytes go (device or staging)
   Status half;                      // split same-node exchange: how this side's half went
+  Status deferred;                  // staged send over MPI: a device read failed mid-way
   std::vector<uint64_t> values;     // LoadImage: the table addresses to reply with
 
   bool conflictsWith(const Op& later) const {
@@ -54,6 +59,10 @@ struct Op {
 void classifyHazards(Op& op);
 // The device address an op that receives bytes (submit, exchange receive) writes to.
 uint64_t sinkAddressOf(const Op& op);
+// The device address an op that sends bytes (retrieve, exchange send) reads from.
+uint64_t sourceAddressOf(const Op& op);
+// The description of an op's data transfer, or nullptr for an op that moves none.
+const comm::DataDesc* dataOf(const Op& op);
 // The tag its issuer waits on for an answer, or 0 when the op is not answered.
 int replyTagOf(const comm::Body& body);
 

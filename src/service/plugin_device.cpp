@@ -64,6 +64,16 @@ Status PluginDevice::read(void* dst, uint64_t src, uint64_t len) {
   return {};
 }
 
+// The plugin's host memory: the CUDA plugin pins it (cuMemAllocHost), the host plugin mallocs.
+void* PluginDevice::allocHostBuffer(uint64_t bytes) {
+  return backend_.plugin().dataAlloc(backend_.id(), static_cast<int64_t>(bytes), nullptr, abi::kAllocHost);
+}
+
+void PluginDevice::freeHostBuffer(void* p) {
+  if (backend_.plugin().dataDelete(backend_.id(), p, abi::kAllocHost) != abi::kOffloadSuccess)
+    log::warn(log::Service, "%s: the stock plugin failed to free a staging buffer", backend_.label().c_str());
+}
+
 namespace {
 
 // LLVM 16's GPU device runtime answers omp_get_num_devices() and omp_get_device_num() inside

@@ -32,6 +32,8 @@ class PluginDevice final : public LocalDevice {
   Status release(uint64_t addr, uint64_t size, int32_t kind) override;
   Status write(uint64_t dst, const void* src, uint64_t len) override;
   Status read(void* dst, uint64_t src, uint64_t len) override;
+  void* allocHostBuffer(uint64_t bytes) override;
+  void freeHostBuffer(void* p) override;
   bool validRange(uint64_t addr, uint64_t len) const override;
   std::string kernelName(uint64_t handle) const override { return backend_.kernelName(handle); }
   void setInfoFlag(uint32_t flags) override { backend_.setInfoFlag(flags); }

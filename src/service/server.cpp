@@ -8,6 +8,7 @@
 #include "comm/mpi_check.h"
 #include "comm/protocol.h"
 #include "platform/backoff.h"
+#include "platform/config.h"
 #include "platform/log.h"
 #include "platform/trace.h"
 
@@ -21,9 +22,16 @@ Server::Server(comm::World& world, std::vector<std::unique_ptr<LocalDevice>> dev
     : world_(world),
       inbox_(world.comm(), kInboxSlots, comm::kMaxControlMessage, comm::kControlTag),
       outbox_(world.comm()) {
+  uint64_t retain = config().size(Knob::StagingRetain);
   for (auto& d : devices) {
     DeviceState s;
     s.dev = std::move(d);
+    if (!s.dev->hostAccessible()) {
+      LocalDevice* dev = s.dev.get();
+      s.staging = std::make_unique<StagingPool>([dev](uint64_t n) { return dev->allocHostBuffer(n); },
+                                                [dev](void* p) { dev->freeHostBuffer(p); }, retain);
+      s.copier = std::make_unique<Worker>();
+    }
     devices_.push_back(std::move(s));
   }
   // With one device the server thread runs kernels itself (lowest latency); with several,
@@ -292,7 +300,7 @@ void Server::deliverFin(int fromRank, const comm::FinMsg& fin) {
                                                           " failed: " + fin.message);
   if (st && !op->half) st = std::move(op->half);  // a split copy whose half here failed
   // Same node, staged device: the bytes are in the staging buffer; now to the device.
-  if (st && !op->staging.empty() && devices_[dev].error.isOk()) {
+  if (st && op->stage && devices_[dev].error.isOk()) {
     const auto& m = std::get<comm::ExchangeMsg>(op->body);
     st = flushStaged(dev, *op, m.addr, m.data.size);
   }

@@ -18,6 +18,7 @@
 #include "service/local_device.h"
 #include "service/op.h"
 #include "service/output_capture.h"
+#include "service/staging_pool.h"
 #include "service/worker.h"
 
 namespace ferry::service {
@@ -44,7 +45,12 @@ class Server {
   struct DeviceState {
     std::unique_ptr<LocalDevice> dev;
     std::unique_ptr<Worker> worker;  // nullptr: heavy work runs inline on the server thread
+    std::unique_ptr<StagingPool> staging;  // staged devices only; before `ops`, which return to it
     std::deque<std::unique_ptr<Op>> ops;
+    // Staged devices only: runs their staged copies, so that the device copy of one chunk
+    // overlaps the MPI transfer of the next. After `ops`: it finishes its jobs, which use
+    // their staging buffers, before those go.
+    std::unique_ptr<Worker> copier;
     Status error;                    // first failure; later replies carry it
   };
   using XferKey = std::pair<int, int32_t>;  // (peer rank, transfer id)
@@ -90,9 +96,12 @@ class Server {
   void pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr);
   void splitWithPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr);
   void drainIncoming(uint32_t dev, Op& op);
-  Result<const uint8_t*> sourceBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len);
-  uint8_t* sinkBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len);
+  Result<const uint8_t*> sourceBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len, uint64_t first);
+  Result<uint8_t*> sinkBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len);
+  Status fillStaged(uint32_t dev, Op& op, uint64_t addr, uint64_t upto);
   Status flushStaged(uint32_t dev, Op& op, uint64_t addr, uint64_t upto);
+  Status streamStaged(uint32_t dev, Op& op);
+  Status settleCopy(Op& op);
   Status copyFromPeer(int peer, uint64_t remote, void* local, uint64_t len);
   Status copyToPeer(int peer, uint64_t remote, const void* local, uint64_t len);
   void awaitFin(uint32_t dev, Op& op, int peer, int32_t xfer);

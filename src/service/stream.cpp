@@ -76,6 +76,7 @@ void Server::traceOp(uint32_t dev, const Op& op) const {
 }
 
 void Server::complete(uint32_t dev, Op& op, Status st) {
+  if (Status copy = settleCopy(op); !copy && st.isOk()) st = std::move(copy);  // its buffer goes with the op
   op.state = Op::State::Done;
   if (trace::enabled() && op.startNs) traceOp(dev, op);
   if (log::enabled(log::Level::Trace, log::Service))
@@ -120,23 +121,29 @@ void Server::finishHeavy(uint32_t dev, Op& op, Status st) {
 
 void Server::poll(uint32_t dev, Op& op) {
   if (op.pipe) {
+    // A staged transfer's device copies run on the copier thread (streamStaged). If one
+    // fails, a send still sends the rest, unread, so that the receiver is not left waiting;
+    // the op fails when it ends, and the error reaches the issuer with its next reply.
+    bool staged = op.stage && op.type != MsgType::LoadImage && devices_[dev].error.isOk();
+    if (staged && op.deferred.isOk()) {
+      if (Status st = streamStaged(dev, op); !st) {
+        op.deferred = std::move(st);
+        op.pipe->setReady(~size_t{0});
+      }
+    }
     auto done = op.pipe->progress();
     if (!done) {
       op.pipe.reset();
       return complete(dev, op, done.takeStatus());
     }
-    // A staged receive writes each arrived chunk to the device while the next ones travel.
-    if (op.pipe->direction() == comm::MpiPipe::Dir::Recv && !op.staging.empty() && op.type != MsgType::LoadImage &&
-        devices_[dev].error.isOk()) {
-      if (Status st = flushStaged(dev, op, sinkAddressOf(op), op.pipe->bytesDone()); !st) {
-        op.pipe.reset();
-        return complete(dev, op, std::move(st));
-      }
-    }
     if (!*done) return;
+    // A receive has all its bytes; the last ones may still be on their way to the device.
+    if (staged && op.deferred.isOk() && op.pipe->direction() == comm::MpiPipe::Dir::Recv &&
+        (op.copy || op.staged < op.stage.size()))
+      return;
     op.pipe.reset();
     if (op.type == MsgType::LoadImage) return finishLoadImage(dev, op);
-    return complete(dev, op, {});
+    return complete(dev, op, std::move(op.deferred));
   }
   if (op.job && op.job->done.load(std::memory_order_acquire)) {
     Status st = op.job->status;

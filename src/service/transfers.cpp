@@ -1,6 +1,7 @@
 // Server ops that move bytes: image loads, submits, retrieves and device-to-device
 // exchanges, over the path the issuer chose (inline, MPI pipe, or same-node CMA/memcpy).
 #include <cstring>
+#include <thread>
 
 #include "comm/cma.h"
 #include "platform/config.h"
@@ -96,17 +97,17 @@ void Server::startLoadImage(uint32_t dev, Op& op) {
     return finishHeavy(dev, op, Status(Errc::Protocol, "image " + hex(m.imageId) + " is not on this rank"));
   switch (m.data.mode) {
     case DataMode::Inline:
-      op.staging = std::move(op.payload);
+      op.imageBytes = std::move(op.payload);
       return finishLoadImage(dev, op);
     case DataMode::Cma: {
-      op.staging.resize(m.data.size);
-      Status st = copyFromPeer(m.data.peer, m.data.remoteAddr, op.staging.data(), m.data.size);
+      op.imageBytes.resize(m.data.size);
+      Status st = copyFromPeer(m.data.peer, m.data.remoteAddr, op.imageBytes.data(), m.data.size);
       if (!st) return finishHeavy(dev, op, std::move(st));
       return finishLoadImage(dev, op);
     }
     case DataMode::Mpi:
-      op.staging.resize(m.data.size);
-      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, op.staging.data(), m.data.size,
+      op.imageBytes.resize(m.data.size);
+      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, op.imageBytes.data(), m.data.size,
                       m.data.chunk, pipelineDepth());
       return poll(dev, op);
   }
@@ -117,8 +118,8 @@ void Server::finishLoadImage(uint32_t dev, Op& op) {
   auto& m = std::get<comm::LoadImageMsg>(op.body);
   auto it = images_.find(m.imageId);
   if (it == images_.end()) {
-    auto img = unpackImage(m.imageId, op.staging.data(), op.staging.size());
-    op.staging.clear();
+    auto img = unpackImage(m.imageId, op.imageBytes.data(), op.imageBytes.size());
+    op.imageBytes.clear();
     if (!img) return finishHeavy(dev, op, img.takeStatus());
     it = images_.emplace(m.imageId, std::make_shared<ImageRecord>(std::move(img.value()))).first;
   }
@@ -140,39 +141,106 @@ void Server::finishLoadImage(uint32_t dev, Op& op) {
 
 // ---- where the bytes of a transfer live ------------------------------------------------
 // A host-accessible device (CPU) is ordinary memory: MPI, CMA and memcpy use it in place.
-// Any other device (GPU) is staged: outgoing bytes are read into op.staging first; incoming
-// bytes land in op.staging and are written to the device chunk by chunk as they arrive
-// (flushStaged), so that the network and the device copy overlap.
+// Any other device (GPU) is staged through a pinned buffer of its pool (staging_pool.h):
+// outgoing bytes are read into op.stage and incoming ones land there. Over MPI the device
+// copies go a chunk at a time on the device's copier thread (streamStaged), so that the
+// network and the device copy overlap; same-node transfers copy all at once.
 
-Result<const uint8_t*> Server::sourceBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len) {
-  LocalDevice& d = *devices_[dev].dev;
-  if (d.hostAccessible()) return reinterpret_cast<const uint8_t*>(addr);
-  op.staging.resize(len);
-  if (Status st = d.read(op.staging.data(), addr, len); !st) return st;
-  return static_cast<const uint8_t*>(op.staging.data());
-}
-
-uint8_t* Server::sinkBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len) {
-  if (devices_[dev].dev->hostAccessible()) return reinterpret_cast<uint8_t*>(addr);
-  op.staging.resize(len);
+// The source of an outgoing transfer; a staged device's first `first` bytes are read now.
+namespace {
+Status takeStage(StagingPool& pool, Op& op, uint64_t len) {
+  op.stage = pool.take(len);
   op.staged = 0;
-  return op.staging.data();
+  if (!op.stage) return Status(Errc::OutOfMemory, "no host memory for a staging buffer of " + parse::formatSize(len));
+  return {};
+}
+}  // namespace
+
+Result<const uint8_t*> Server::sourceBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len, uint64_t first) {
+  if (devices_[dev].dev->hostAccessible()) return reinterpret_cast<const uint8_t*>(addr);
+  if (Status st = takeStage(*devices_[dev].staging, op, len); !st) return st;
+  if (Status st = fillStaged(dev, op, addr, first); !st) return st;
+  return static_cast<const uint8_t*>(op.stage.data());
 }
 
-// Writes the staged bytes [op.staged, upto) to the device at `addr` (no-op in place).
-Status Server::flushStaged(uint32_t dev, Op& op, uint64_t addr, uint64_t upto) {
-  LocalDevice& d = *devices_[dev].dev;
-  if (d.hostAccessible() || upto <= op.staged) return {};
-  Status st = d.write(addr + op.staged, op.staging.data() + op.staged, upto - op.staged);
+Result<uint8_t*> Server::sinkBytes(uint32_t dev, Op& op, uint64_t addr, uint64_t len) {
+  if (devices_[dev].dev->hostAccessible()) return reinterpret_cast<uint8_t*>(addr);
+  if (Status st = takeStage(*devices_[dev].staging, op, len); !st) return st;
+  return op.stage.data();
+}
+
+// Reads the device's bytes [op.staged, upto) at `addr` into the staging buffer.
+Status Server::fillStaged(uint32_t dev, Op& op, uint64_t addr, uint64_t upto) {
+  if (!op.stage || upto <= op.staged) return {};
+  Status st = devices_[dev].dev->read(op.stage.data() + op.staged, addr + op.staged, upto - op.staged);
   op.staged = upto;
   return st;
 }
 
-// The device address an op that receives bytes writes to.
+// A staged transfer over MPI moves its device bytes on the device's copier thread, one
+// range at a time, while this thread keeps the network busy. A send reads the next chunk
+// (staying a window of chunks ahead of what has arrived; the pipe posts only chunks already
+// read); a receive writes what has arrived since the last write.
+Status Server::streamStaged(uint32_t dev, Op& op) {
+  if (op.copy && !op.copy->done.load(std::memory_order_acquire)) return {};
+  if (Status st = settleCopy(op); !st) return st;
+  const comm::DataDesc* data = dataOf(op);
+  if (!op.stage || !data) return {};
+  bool send = op.pipe->direction() == comm::MpiPipe::Dir::Send;
+  uint64_t upto = op.pipe->bytesDone();
+  if (send) {
+    op.pipe->setReady(op.staged);
+    uint64_t window = static_cast<uint64_t>(pipelineDepth()) * data->chunk;
+    upto = std::min({data->size, upto + window, op.staged + data->chunk});
+  }
+  if (upto <= op.staged) return {};
+  LocalDevice* device = devices_[dev].dev.get();
+  uint8_t* host = op.stage.data() + op.staged;
+  uint64_t at = (send ? sourceAddressOf(op) : sinkAddressOf(op)) + op.staged, len = upto - op.staged;
+  op.copyUpto = upto;
+  op.copy = devices_[dev].copier->submit([device, host, at, len, send] {
+    return send ? device->read(host, at, len) : device->write(at, host, len);
+  });
+  return {};
+}
+
+// Waits for an op's device copy in flight, if any, and takes its result. An op settles its
+// copy before it completes: the copy uses the op's staging buffer.
+Status Server::settleCopy(Op& op) {
+  if (!op.copy) return {};
+  while (!op.copy->done.load(std::memory_order_acquire)) std::this_thread::yield();
+  Status st = std::move(op.copy->status);
+  op.copy.reset();
+  op.staged = op.copyUpto;
+  return st;
+}
+
+// Writes the staged bytes [op.staged, upto) to the device at `addr` (no-op in place).
+Status Server::flushStaged(uint32_t dev, Op& op, uint64_t addr, uint64_t upto) {
+  if (!op.stage || upto <= op.staged) return {};
+  Status st = devices_[dev].dev->write(addr + op.staged, op.stage.data() + op.staged, upto - op.staged);
+  op.staged = upto;
+  return st;
+}
+
 uint64_t sinkAddressOf(const Op& op) {
   if (const auto* m = std::get_if<comm::SubmitMsg>(&op.body)) return m->dst;
   if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body); m && op.type == MsgType::ExchangeRecv) return m->addr;
   return 0;
+}
+
+uint64_t sourceAddressOf(const Op& op) {
+  if (const auto* m = std::get_if<comm::RetrieveMsg>(&op.body)) return m->src;
+  if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body); m && op.type == MsgType::ExchangeSend) return m->addr;
+  return 0;
+}
+
+const comm::DataDesc* dataOf(const Op& op) {
+  if (const auto* m = std::get_if<comm::SubmitMsg>(&op.body)) return &m->data;
+  if (const auto* m = std::get_if<comm::RetrieveMsg>(&op.body)) return &m->data;
+  if (const auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) return &m->data;
+  if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body)) return &m->data;
+  return nullptr;
 }
 
 // ---- host <-> device ------------------------------------------------------------------
@@ -188,15 +256,22 @@ void Server::startSubmit(uint32_t dev, Op& op) {
     case DataMode::Inline:
       return complete(dev, op, d.write(m.dst, m.inlineBytes, m.data.size));
     case DataMode::Cma: {
-      uint8_t* sink = sinkBytes(dev, op, m.dst, m.data.size);
-      Status st = copyFromPeer(m.data.peer, m.data.remoteAddr, sink, m.data.size);
+      auto sink = sinkBytes(dev, op, m.dst, m.data.size);
+      if (!sink) return complete(dev, op, sink.takeStatus());
+      Status st = copyFromPeer(m.data.peer, m.data.remoteAddr, *sink, m.data.size);
       if (st) st = flushStaged(dev, op, m.dst, m.data.size);
       return complete(dev, op, std::move(st));
     }
-    case DataMode::Mpi:
-      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, sinkBytes(dev, op, m.dst, m.data.size),
-                      m.data.size, m.data.chunk, pipelineDepth());
+    case DataMode::Mpi: {
+      auto sink = sinkBytes(dev, op, m.dst, m.data.size);
+      if (!sink) {
+        complete(dev, op, sink.takeStatus());
+        return drainIncoming(dev, op);
+      }
+      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, *sink, m.data.size, m.data.chunk,
+                      pipelineDepth());
       return poll(dev, op);
+    }
   }
 }
 
@@ -205,7 +280,8 @@ void Server::startRetrieve(uint32_t dev, Op& op) {
   Status st = checkRange(dev, m.src, m.data.size, "retrieve");
   const uint8_t* src = nullptr;
   if (st) {
-    auto bytes = sourceBytes(dev, op, m.src, m.data.size);
+    uint64_t first = m.data.mode == DataMode::Mpi ? std::min<uint64_t>(m.data.size, m.data.chunk) : m.data.size;
+    auto bytes = sourceBytes(dev, op, m.src, m.data.size, first);
     if (bytes) src = *bytes;
     else st = bytes.takeStatus();
   }
@@ -226,6 +302,7 @@ void Server::startRetrieve(uint32_t dev, Op& op) {
       if (Status r = reply(op.client, m.replyTag, op.seq, {}); !r) return complete(dev, op, std::move(r));
       op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.replyTag, const_cast<uint8_t*>(src),
                       m.data.size, m.data.chunk, pipelineDepth());
+      if (op.stage) op.pipe->setReady(op.staged);
       return poll(dev, op);
   }
 }
@@ -236,7 +313,8 @@ void Server::startExchangeSend(uint32_t dev, Op& op) {
   auto& m = std::get<comm::ExchangeMsg>(op.body);
   Status st = checkRange(dev, m.addr, m.data.size, "exchange source");
   if (st) {
-    auto bytes = sourceBytes(dev, op, m.addr, m.data.size);
+    uint64_t first = m.data.mode == DataMode::Mpi ? std::min<uint64_t>(m.data.size, m.data.chunk) : m.data.size;
+    auto bytes = sourceBytes(dev, op, m.addr, m.data.size, first);
     if (bytes) op.source = *bytes;
     else st = bytes.takeStatus();
   }
@@ -248,6 +326,7 @@ void Server::startExchangeSend(uint32_t dev, Op& op) {
   if (m.data.mode == DataMode::Mpi) {
     op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.data.tag, const_cast<uint8_t*>(op.source),
                     m.data.size, m.data.chunk, pipelineDepth());
+    if (op.stage) op.pipe->setReady(op.staged);
     return poll(dev, op);
   }
   XferKey key{m.data.peer, m.data.tag};
@@ -316,7 +395,12 @@ void Server::startExchangeRecv(uint32_t dev, Op& op) {
     complete(dev, op, std::move(st));
     return drainIncoming(dev, op);
   }
-  uint8_t* sink = sinkBytes(dev, op, m.addr, m.data.size);
+  auto staged = sinkBytes(dev, op, m.addr, m.data.size);
+  if (!staged) {
+    complete(dev, op, staged.takeStatus());
+    return drainIncoming(dev, op);
+  }
+  uint8_t* sink = *staged;
   op.sink = sink;
   if (m.data.mode == DataMode::Mpi) {
     op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, sink, m.data.size, m.data.chunk,
@@ -338,10 +422,7 @@ void Server::startExchangeRecv(uint32_t dev, Op& op) {
 // The op failed before its bytes arrived; still take them off the wire, so that the peer
 // that sends them can finish, but throw them away.
 void Server::drainIncoming(uint32_t dev, Op& op) {
-  const comm::DataDesc* data = nullptr;
-  if (auto* m = std::get_if<comm::SubmitMsg>(&op.body)) data = &m->data;
-  if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) data = &m->data;
-  if (op.type == MsgType::ExchangeRecv) data = &std::get<comm::ExchangeMsg>(op.body).data;
+  const comm::DataDesc* data = op.type == MsgType::Retrieve || op.type == MsgType::ExchangeSend ? nullptr : dataOf(op);
   if (op.type == MsgType::ExchangeRecv && data && data->mode != DataMode::Mpi) {
     (void)sendRtr(data->peer, data->tag, 0, 0);  // "go ahead, I want nothing"
     return;
