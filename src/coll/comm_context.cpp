@@ -53,6 +53,7 @@ CommContext::~CommContext() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (split_.leaderComm != MPI_COMM_NULL) MPI_Comm_free(&split_.leaderComm);
+  if (shareComm_ != MPI_COMM_NULL) MPI_Comm_free(&shareComm_);
   if (split_.nodeComm != MPI_COMM_NULL) MPI_Comm_free(&split_.nodeComm);
 }
 
@@ -68,7 +69,8 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
     MPI_Comm_set_errhandler(ctx->split_.nodeComm, MPI_ERRORS_RETURN);
     if (ctx->split_.leaderComm != MPI_COMM_NULL) MPI_Comm_set_errhandler(ctx->split_.leaderComm, MPI_ERRORS_RETURN);
     ctx->shape_.numNodes = ctx->split_.numNodes;
-    local = ctx->setupNode(s);
+    local = ctx->splitShares(comm, s);
+    if (local) local = ctx->setupNode(s);
   } else {
     local = split.takeStatus();
   }
@@ -130,6 +132,31 @@ Status CommContext::probeSameNode(const Settings& s) {
   return {};
 }
 
+// FERRY_COLL_LEADERS=all: every node-local rank runs the inter-node stage on its share of
+// each chunk, with the ranks of the same node-local index on the other nodes, so that the
+// stage's reductions and messages are spread over all the node's cores (and links) instead
+// of the leader's. Shares line up only where every node has as many ranks; elsewhere the
+// leader runs it. Collective over `comm`.
+Status CommContext::splitShares(MPI_Comm comm, const Settings& s) {
+  if (!s.allLeaders || split_.numNodes == 1) return {};
+  int mine[2] = {split_.localSize, -split_.localSize}, ext[2] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, ext, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(ranks per node)");
+      !st)
+    return st;
+  if (ext[0] != -ext[1]) {
+    leadersReason_ = "FERRY_COLL_LEADERS=all, but the nodes have " + std::to_string(ext[0]) + " to " +
+                     std::to_string(-ext[1]) + " ranks: one leader per node";
+    return {};
+  }
+  if (Status st = comm::mpiStatus(MPI_Comm_split(comm, split_.localRank, split_.node, &shareComm_),
+                                  "MPI_Comm_split(share leaders)");
+      !st)
+    return st;
+  MPI_Comm_set_errhandler(shareComm_, MPI_ERRORS_RETURN);
+  leadersReason_ = "every rank on its share (FERRY_COLL_LEADERS=all)";
+  return {};
+}
+
 Status CommContext::setupNode(const Settings& s) {
   if (Status st = probeSameNode(s); !st) return st;
   // Small calls take the two-copy path where single copy works too, unless the settings
@@ -141,8 +168,8 @@ Status CommContext::setupNode(const Settings& s) {
   if (!seg) return seg.takeStatus();
   segment_ = std::move(seg.value());
   area_ = NodeArea(segment_.data(), split_.localSize, s.depth, inputSlot, s.chunkSize);
-  if (isLeader() && split_.numNodes > 1) {
-    auto inter = makeInterStage(s.inter, split_.leaderComm, s.depth);
+  if (shareLeaders() || (isLeader() && split_.numNodes > 1)) {
+    auto inter = makeInterStage(s.inter, shareLeaders() ? shareComm_ : split_.leaderComm, s.depth);
     if (!inter) return inter.takeStatus();
     inter_ = std::move(inter.value());
   }
@@ -190,7 +217,9 @@ std::string CommContext::describe() const {
   return label_ + ": " + std::to_string(shape_.size) + " ranks on " + std::to_string(shape_.numNodes) + " node(s), " + per +
          " per node; same-node path " + intraPathName(path_) + " (" + pathReason_ + ")" +
          (stagedBelow_ ? ", staged below " + parse::formatSize(stagedBelow_) + " (FERRY_COLL_STAGED_PER_RANK)" : "") +
-         (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") : "") +
+         (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") +
+                                    (leadersReason_.empty() ? "" : ", " + leadersReason_)
+                              : "") +
          "; spin " + parse::formatSeconds(static_cast<double>(spinNs_) * 1e-9);
 }
 

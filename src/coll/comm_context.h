@@ -48,6 +48,8 @@ class CommContext {
   int localRank() const { return split_.localRank; }
   int localSize() const { return split_.localSize; }
   bool isLeader() const { return split_.localRank == 0; }
+  // FERRY_COLL_LEADERS=all took effect: every rank runs the inter-node stage on its share.
+  bool shareLeaders() const { return shareComm_ != MPI_COMM_NULL; }
   int numNodes() const { return shape_.numNodes; }
   // The node's path for large messages; pathFor() is the one a call of `bytes` takes.
   IntraPath path() const { return path_; }
@@ -66,6 +68,7 @@ class CommContext {
 
  private:
   CommContext() = default;
+  Status splitShares(MPI_Comm comm, const Settings& s);
   Status setupNode(const Settings& s);
   Status probeSameNode(const Settings& s);
   Status agree(MPI_Comm comm, const Settings& s, Status local);
@@ -83,6 +86,8 @@ class CommContext {
   comm::ShmSegment segment_;
   NodeArea area_;
   std::unique_ptr<InterStage> inter_;
+  MPI_Comm shareComm_ = MPI_COMM_NULL;  // the ranks of my node-local index on every node
+  std::string leadersReason_;
   uint64_t spinNs_ = 0;
   double timeoutSeconds_ = 30;
   uint64_t callSeq_ = 0;

@@ -32,6 +32,8 @@ struct alignas(64) RankLine {
   std::atomic<uint64_t> reduced;    // chunks whose share this rank reduced
   std::atomic<uint64_t> delivered;  // chunks whose result this rank has in its buffer
   std::atomic<uint64_t> finished;   // last call this rank is completely done with
+  std::atomic<uint64_t> interDone;  // FERRY_COLL_LEADERS=all: chunks whose share this rank
+                                    // reduced across nodes
   BufferDesc send;
   BufferDesc recv;
 };

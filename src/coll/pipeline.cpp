@@ -22,7 +22,26 @@ bool Pipeline::finished() const { return nextDeliver_ == plan_.chunks(); }
 
 bool Pipeline::resultReady(size_t c) const {
   if (ctx_.numNodes() == 1) return area_.lowest(&RankLine::reduced) >= mark(c);
+  if (ctx_.shareLeaders()) return area_.lowest(&RankLine::interDone) >= mark(c);
   return area_.leader().interDone.load(std::memory_order_acquire) >= mark(c);
+}
+
+// What the inter-node stage of this rank reduces of chunk `c`: the whole chunk (the leader),
+// or this rank's share of it (FERRY_COLL_LEADERS=all), once the node has reduced that much.
+bool Pipeline::interReady(size_t c) const {
+  if (ctx_.shareLeaders()) return mine_.reduced.load(std::memory_order_acquire) >= mark(c);
+  return area_.lowest(&RankLine::reduced) >= mark(c);
+}
+
+Status Pipeline::startInter(size_t c, int slot) {
+  Range ch = plan_.chunk(c), part = ctx_.shareLeaders() ? plan_.share(c, me_) : ch;
+  uint8_t* at = interBuffer(c) + (plan_.offset(part) - plan_.offset(ch));
+  return ctx_.inter()->start(slot, at, part.size(), args_.inter);
+}
+
+void Pipeline::publishInter(size_t c) {
+  if (ctx_.shareLeaders()) mine_.interDone.store(mark(c), std::memory_order_release);
+  else area_.leader().interDone.store(mark(c), std::memory_order_release);
 }
 
 void Pipeline::copyResultOut(size_t c) {
@@ -37,11 +56,9 @@ Result<bool> Pipeline::leaderStep() {
   bool moved = false;
   size_t depth = static_cast<size_t>(area_.depth());
   // Start every chunk the node has finished, up to `depth` in flight.
-  while (interStarted_ < plan_.chunks() && interStarted_ - interDone_ < depth &&
-         area_.lowest(&RankLine::reduced) >= mark(interStarted_)) {
+  while (interStarted_ < plan_.chunks() && interStarted_ - interDone_ < depth && interReady(interStarted_)) {
     size_t c = interStarted_;
-    if (Status st = inter->start(static_cast<int>(c % depth), interBuffer(c), plan_.chunk(c).size(), args_.inter);
-        !st)
+    if (Status st = startInter(c, static_cast<int>(c % depth)); !st)
       return st.withContext("starting the inter-node stage of chunk " + std::to_string(c));
     ++interStarted_;
     moved = true;
@@ -55,7 +72,7 @@ Result<bool> Pipeline::leaderStep() {
     inOrder = inOrder && *done;
     if (!inOrder) continue;
     interDone_ = c + 1;
-    area_.leader().interDone.store(mark(c), std::memory_order_release);
+    publishInter(c);
     stats().interChunks.fetch_add(1, std::memory_order_relaxed);
     moved = true;
   }
@@ -96,7 +113,9 @@ std::string Pipeline::waitingFor() const {
     s += " " + std::to_string(r) + ": " + rel(l.stagedIn.load()) + "/" + rel(l.reduced.load()) + "/" +
          rel(l.delivered.load()) + (l.finished.load() >= seq_ ? " (finished)" : "") + ";";
   }
-  if (ctx_.numNodes() > 1) s += " inter-node stage finished " + rel(area_.leader().interDone.load()) + " chunks";
+  if (ctx_.numNodes() > 1)
+    s += " inter-node stage finished " +
+         rel(ctx_.shareLeaders() ? area_.lowest(&RankLine::interDone) : area_.leader().interDone.load()) + " chunks";
   return s;
 }
 

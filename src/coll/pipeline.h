@@ -4,7 +4,8 @@
 //     [stage]    staged path only: copy my input of c into my staging slot
 //     reduce     fold my share of c over the node's inputs (node-local rank order)
 //     [inter]    leader, several nodes: MPI_Iallreduce of c across the leaders, in place,
-//                while the node goes on with c+1, c+2, ...
+//                while the node goes on with c+1, c+2, ... (FERRY_COLL_LEADERS=all: every
+//                rank, on its share of c, across the ranks of its node-local index)
 //     deliver    copy the finished c into my receive buffer
 //
 // Each step is a short non-blocking "try"; run() loops over them and waits (with a timeout)
@@ -49,7 +50,7 @@ class Pipeline {
   virtual Result<bool> stageNext() { return false; }
   virtual Result<bool> reduceNext() = 0;
   virtual Result<bool> deliverNext() = 0;
-  // Where the leader's inter-node stage reduces chunk `c` in place.
+  // Where the inter-node stage reduces chunk `c` in place (its start, also with shares).
   virtual uint8_t* interBuffer(size_t c) = 0;
 
   // The counter value that says "chunk c is done" in this call.
@@ -82,6 +83,9 @@ class Pipeline {
 
  private:
   Result<bool> leaderStep();
+  bool interReady(size_t c) const;
+  Status startInter(size_t c, int slot);
+  void publishInter(size_t c);
   bool finished() const;
 
   size_t interStarted_ = 0, interDone_ = 0;

@@ -25,6 +25,7 @@ struct Settings {
   int depth = 4;
   IntraChoice intra = IntraChoice::Auto;
   std::string inter = "auto";
+  bool allLeaders = false;  // FERRY_COLL_LEADERS=all
   bool allocMem = true;
   uint64_t regCacheBytes = 4ull << 30;
   int virtualNodes = 1;

@@ -97,7 +97,9 @@ Status SingleCopy::begin(Waiter& waiter) {
   // agrees. On one node of two ranks, reading the peer's half costs about what copying the
   // whole chunk out of a slot costs, and measured faster at 256 KiB to 1 MiB; from three
   // ranks on, the k-1 calls per chunk cost more (docs/collectives.md, "Same-node data paths").
-  viaSlots_ = !recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2);
+  // With shares reduced across nodes by every rank, each needs its share in memory of its
+  // own process for MPI: the slots.
+  viaSlots_ = ctx_.shareLeaders() || (!recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2));
   sends_.resize(static_cast<size_t>(k_));
   recvs_.resize(static_cast<size_t>(k_));
   for (int r = 0; r < k_; ++r) {

@@ -46,6 +46,7 @@ enum class Knob : uint16_t {
   CollDepth,
   CollIntra,
   CollInter,
+  CollLeaders,
   CollAllocMem,
   CollRegCache,
   Count_  // number of knobs; not a knob

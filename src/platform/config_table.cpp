@@ -91,6 +91,10 @@ constexpr KnobSpec kKnobTable[] = {
      "Inter-node stage of the allreduce, run by one leader per node: mpi (MPI_Iallreduce over the "
      "leaders), p2p (recursive doubling with MPI_Isend/Irecv into buffers kept per slot, reduced "
      "by Ferry), or auto (p2p for up to 4 nodes, mpi beyond)"},
+    {Knob::CollLeaders, "FERRY_COLL_LEADERS", KnobType::Enum, "one", "one|all", 0, 0, "coll",
+     "Who runs the inter-node stage: one (the node's leader, on whole chunks) or all (every "
+     "node-local rank on its own share of each chunk, with the ranks of the same node-local "
+     "index on the other nodes; needs the same number of ranks on every node, else one)"},
     {Knob::CollAllocMem, "FERRY_COLL_ALLOC_MEM", KnobType::Bool, "1", nullptr, 0, 0, "coll",
      "With the PMPI interposer, serve MPI_Alloc_mem requests of at least 64 KiB from memory that "
      "same-node peers can map, so that allreduce on it needs neither system calls nor a second copy"},
