@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""retry_layout.py CMD...: runs a unified-shared-memory test, and runs it again (up to three
+times in all) when, and only when, it stopped at the layout check: some of rank 0's memory
+lay at addresses a serving rank uses too. Both address layouts are random per process, so
+that happens by chance, rarely (docs/user-guide.md, "Unified shared memory"); any other
+failure, and a collision three times in a row, fail the test."""
+import subprocess
+import sys
+
+COLLISION = "is at addresses this serving rank uses too"
+ATTEMPTS = 3
+
+
+def main() -> int:
+    cmd = sys.argv[1:]
+    rc = 1
+    for attempt in range(1, ATTEMPTS + 1):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        sys.stdout.write(r.stdout)
+        sys.stderr.write(r.stderr)
+        rc = r.returncode
+        if rc == 0 or COLLISION not in r.stdout + r.stderr or attempt == ATTEMPTS:
+            return rc
+        print(f"retry_layout.py: attempt {attempt} of {ATTEMPTS} met an address-layout collision, "
+              "which random layouts make possible; running the program again", flush=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
