@@ -12,6 +12,7 @@
 #include "platform/parse.h"
 #include "platform/topology.h"
 #include "service/cpu_device.h"
+#include "service/embedded_targets.h"
 #include "service/plugin_device.h"
 #include "service/vendor_plugin.h"
 
@@ -35,6 +36,19 @@ uint64_t cudaDeviceMemory(int ordinal) {
   return bytes;
 }
 
+// A program built with offload images for the host only cannot use a GPU: unless
+// FERRY_GPUS_PER_RANK says otherwise, its GPUs stay out of the table, as the stock runtime
+// leaves them out (its CUDA plugin takes no image). Every rank runs the same program, so
+// every rank decides alike; a program with no images found (a Ferry tool) keeps them.
+bool programWantsGpus() {
+  if (config().isSet(Knob::GpusPerRank)) return true;
+  EmbeddedTargets t = loadedTargets();
+  if (t.images == 0 || t.nvptx > 0) return true;
+  log::info(log::Service, "the program's %d offload image(s) include none for nvptx64: its GPUs stay out of the device "
+                          "table, as under the stock runtime (set FERRY_GPUS_PER_RANK to include them)", t.images);
+  return false;
+}
+
 Status discoverGpus(std::vector<std::unique_ptr<LocalDevice>>& devices) {
   if (!config().isAll(Knob::GpusPerRank) && config().integer(Knob::GpusPerRank) == 0) return {};
   auto plugin = VendorPlugin::open(stockCudaPluginPath());
@@ -43,6 +57,7 @@ Status discoverGpus(std::vector<std::unique_ptr<LocalDevice>>& devices) {
     return {};
   }
   int n = (*plugin)->numDevices;
+  if (n == 0 || !programWantsGpus()) return {};
   if (!config().isAll(Knob::GpusPerRank)) {
     int wanted = static_cast<int>(config().integer(Knob::GpusPerRank));
     if (wanted > n)
