@@ -1,49 +1,17 @@
 #include "service/embedded_targets.h"
 
-#include <elf.h>
 #include <fcntl.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <vector>
 
+#include "service/image.h"
 #include "service/offload_binary.h"
 
 namespace ferry::service {
-namespace {
-
-template <typename T>
-T load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// The file's section named `name`, as an offset and size into `data`; size 0 if none.
-std::pair<size_t, size_t> findSection(const uint8_t* data, size_t len, const char* name) {
-  if (len < sizeof(Elf64_Ehdr) || std::memcmp(data, ELFMAG, SELFMAG) != 0 || data[EI_CLASS] != ELFCLASS64) return {};
-  auto eh = load<Elf64_Ehdr>(data);
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > len ||
-      (len - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum || eh.e_shstrndx >= eh.e_shnum)
-    return {};
-  auto section = [&](size_t i) { return load<Elf64_Shdr>(data + eh.e_shoff + i * sizeof(Elf64_Shdr)); };
-  Elf64_Shdr names = section(eh.e_shstrndx);
-  if (names.sh_offset > len || names.sh_size > len - names.sh_offset) return {};
-  for (size_t i = 0; i < eh.e_shnum; ++i) {
-    Elf64_Shdr s = section(i);
-    if (s.sh_name >= names.sh_size || s.sh_type == SHT_NOBITS) continue;
-    auto* n = reinterpret_cast<const char*>(data + names.sh_offset + s.sh_name);
-    if (strncmp(n, name, names.sh_size - s.sh_name) != 0) continue;
-    if (s.sh_offset > len || s.sh_size > len - s.sh_offset) return {};
-    return {static_cast<size_t>(s.sh_offset), static_cast<size_t>(s.sh_size)};
-  }
-  return {};
-}
-
-}  // namespace
 
 EmbeddedTargets targetsInSection(const uint8_t* data, size_t len) {
   EmbeddedTargets t;
@@ -72,8 +40,8 @@ EmbeddedTargets targetsInFile(const std::string& path) {
     void* map = mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map != MAP_FAILED) {
       auto* data = static_cast<const uint8_t*>(map);
-      auto [off, size] = findSection(data, len, ".llvm.offloading");
-      if (size) t = targetsInSection(data + off, size);
+      std::span<const uint8_t> section = findElfSection(data, len, ".llvm.offloading");
+      t = targetsInSection(section.data(), section.size());
       munmap(map, len);
     }
   }

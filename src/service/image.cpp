@@ -60,25 +60,41 @@ uint16_t elfMachine(const uint8_t* data, size_t len) {
   return h.e_machine;
 }
 
-bool findElfSymbol(const uint8_t* data, size_t len, uint32_t sectionType,
-                   const std::function<bool(std::string_view name, uint64_t size, bool defined)>& fn) {
-  if (elfMachine(data, len) == 0 || len < sizeof(Elf64_Ehdr)) return false;
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, data, sizeof eh);
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > len || eh.e_shnum > (len - eh.e_shoff) / sizeof(Elf64_Shdr))
-    return false;
-  auto section = [&](size_t i) {
+namespace {
+
+// The section headers of a well-formed ELF64, each checked to lie within its bytes on use.
+struct SectionTable {
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  Elf64_Ehdr eh{};
+
+  Elf64_Shdr at(size_t i) const {
     Elf64_Shdr sh;
     std::memcpy(&sh, data + eh.e_shoff + i * sizeof sh, sizeof sh);
     return sh;
-  };
-  for (size_t i = 0; i < eh.e_shnum; ++i) {
-    Elf64_Shdr symtab = section(i);
-    if (symtab.sh_type != sectionType || symtab.sh_link >= eh.e_shnum) continue;
-    Elf64_Shdr strtab = section(symtab.sh_link);
-    if (symtab.sh_offset > len || symtab.sh_size > len - symtab.sh_offset || strtab.sh_offset > len ||
-        strtab.sh_size > len - strtab.sh_offset)
-      return false;
+  }
+  bool inBounds(const Elf64_Shdr& sh) const { return sh.sh_offset <= len && sh.sh_size <= len - sh.sh_offset; }
+};
+
+bool sectionTable(const uint8_t* data, size_t len, SectionTable& t) {
+  if (elfMachine(data, len) == 0) return false;
+  t.data = data, t.len = len;
+  std::memcpy(&t.eh, data, sizeof t.eh);
+  return t.eh.e_shentsize == sizeof(Elf64_Shdr) && t.eh.e_shoff <= len &&
+         t.eh.e_shnum <= (len - t.eh.e_shoff) / sizeof(Elf64_Shdr);
+}
+
+}  // namespace
+
+bool findElfSymbol(const uint8_t* data, size_t len, uint32_t sectionType,
+                   const std::function<bool(std::string_view name, uint64_t size, bool defined)>& fn) {
+  SectionTable t;
+  if (!sectionTable(data, len, t)) return false;
+  for (size_t i = 0; i < t.eh.e_shnum; ++i) {
+    Elf64_Shdr symtab = t.at(i);
+    if (symtab.sh_type != sectionType || symtab.sh_link >= t.eh.e_shnum) continue;
+    Elf64_Shdr strtab = t.at(symtab.sh_link);
+    if (!t.inBounds(symtab) || !t.inBounds(strtab)) return false;
     const char* strings = reinterpret_cast<const char*>(data + strtab.sh_offset);
     for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= symtab.sh_size; off += sizeof(Elf64_Sym)) {
       Elf64_Sym sym;
@@ -92,6 +108,21 @@ bool findElfSymbol(const uint8_t* data, size_t len, uint32_t sectionType,
     }
   }
   return false;
+}
+
+std::span<const uint8_t> findElfSection(const uint8_t* data, size_t len, std::string_view name) {
+  SectionTable t;
+  if (!sectionTable(data, len, t) || t.eh.e_shstrndx >= t.eh.e_shnum) return {};
+  Elf64_Shdr names = t.at(t.eh.e_shstrndx);
+  if (!t.inBounds(names)) return {};
+  for (size_t i = 0; i < t.eh.e_shnum; ++i) {
+    Elf64_Shdr sh = t.at(i);
+    if (sh.sh_name >= names.sh_size || sh.sh_type == SHT_NOBITS) continue;
+    const char* s = reinterpret_cast<const char*>(data + names.sh_offset + sh.sh_name);
+    if (std::string_view(s, strnlen(s, names.sh_size - sh.sh_name)) != name) continue;
+    return t.inBounds(sh) ? std::span<const uint8_t>(data + sh.sh_offset, sh.sh_size) : std::span<const uint8_t>();
+  }
+  return {};
 }
 
 uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name) {

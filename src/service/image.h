@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,8 @@ inline constexpr uint16_t kElfMachineCuda = 190;
 // well-formed 64-bit ELF or fn never returned true.
 bool findElfSymbol(const uint8_t* data, size_t len, uint32_t sectionType,
                    const std::function<bool(std::string_view name, uint64_t size, bool defined)>& fn);
+// The bytes of the ELF64's section `name` (empty when it has none, or it lies outside them).
+std::span<const uint8_t> findElfSection(const uint8_t* data, size_t len, std::string_view name);
 // The size of the symbol `name` in the image's symbol table, or 0 when it has none (or the
 // bytes are not a well-formed 64-bit ELF).
 uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name);
