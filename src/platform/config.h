@@ -38,6 +38,7 @@ enum class Knob : uint16_t {
   Trace,
   DeviceOutput,
   UnmappedAccess,
+  UsmFaultAround,
   // Collectives (src/coll; docs/collectives.md).
   CollMode,
   CollMinSize,

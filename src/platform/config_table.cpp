@@ -67,6 +67,12 @@ constexpr KnobSpec kKnobTable[] = {
      "clause gave it: serve (the page is read from rank 0 and what the kernel changes is written "
      "back, as with the stock host plugin, whose devices share the host's memory; a warning names "
      "the kernel) or fault (the serving rank crashes there, as a GPU would)"},
+    {Knob::UsmFaultAround, "FERRY_USM_FAULT_AROUND", KnobType::Size, "64K", nullptr, 4096, 1 << 20, "service",
+     "Unified shared memory and served unmapped accesses: when a kernel faults on a page of rank "
+     "0's memory right after the page before it (a sweep), the serving rank mirrors this much "
+     "from that page on in one step (as far as rank 0 maps it and the serving rank does not), so "
+     "a sweep faults once per this many bytes instead of once per 4 KiB page; scattered "
+     "accesses still mirror one page each. 4K: one page per fault"},
     // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "platform/config.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 
@@ -47,6 +48,7 @@ struct Mirror {
   int fd = -1;
   std::atomic<pid_t> host{0};                // non-zero while a kernel runs
   std::atomic<uint64_t> firstPage{0};        // the first page paged in since the last drop
+  std::atomic<uint64_t> faults{0};           // faults served since the last drop
 };
 Mirror gMirror;
 struct sigaction gPrevious;
@@ -71,22 +73,14 @@ void say(const char* text) {
   (void)!write(STDERR_FILENO, text, std::strlen(text));
 }
 
-// Finds or claims the slot of `page`. Returns false when the table is full.
+// Finds or claims the slot of `page`. Returns false when the table is full. The claimer
+// fills the page (fillRun) while other threads wait for its state.
 bool claimSlot(uint64_t page, uint32_t& slot, bool& mine) {
   for (uint32_t probe = 0, s = slotOf(page); probe < kSlots; ++probe, s = (s + 1) & (kSlots - 1)) {
     uint64_t key = gMirror.keys[s].load(std::memory_order_acquire);
     if (key == 0 && gMirror.keys[s].compare_exchange_strong(key, page, std::memory_order_acq_rel)) {
-      uint32_t index = gMirror.numClaimed.fetch_add(1, std::memory_order_relaxed);
-      if (index >= kSlots - 1) {
-        gMirror.states[s].store(kFailed, std::memory_order_release);
-        say("a kernel touched more than 1 GiB of rank 0's memory, "
-            "more than a serving rank mirrors; map the data instead (map clauses, omp_target_memcpy)\n");
-        return false;
-      }
-      gMirror.order[s].store(index, std::memory_order_relaxed);
       uint64_t none = 0;
       gMirror.firstPage.compare_exchange_strong(none, page, std::memory_order_relaxed);
-      gMirror.claimed[index].store(s, std::memory_order_relaxed);
       slot = s;
       mine = true;
       return true;
@@ -98,6 +92,33 @@ bool claimSlot(uint64_t page, uint32_t& slot, bool& mine) {
     }
   }
   return false;
+}
+
+// Whether some thread has claimed `page` since the last drop (a lookup; claims nothing).
+bool isClaimed(uint64_t page) {
+  for (uint32_t probe = 0, s = slotOf(page); probe < kSlots; ++probe, s = (s + 1) & (kSlots - 1)) {
+    uint64_t key = gMirror.keys[s].load(std::memory_order_acquire);
+    if (key == page) return true;
+    if (key == 0) return false;
+  }
+  return false;
+}
+
+// Reserves `count` consecutive claim indices inside one chunk of twins, so that a run of
+// pages has contiguous twins and contiguous file offsets (one read, one write, one mmap).
+// Indices skipped to reach the next chunk stay holes (claimed[] 0). Returns false when the
+// 1 GiB budget is spent.
+bool reserveIndices(uint32_t count, uint32_t& base) {
+  uint32_t cur = gMirror.numClaimed.load(std::memory_order_relaxed);
+  for (;;) {
+    uint32_t start = cur;
+    if (start % kChunkPages + count > kChunkPages) start = (start / kChunkPages + 1) * kChunkPages;
+    if (start + count >= kSlots) return false;
+    if (gMirror.numClaimed.compare_exchange_weak(cur, start + count, std::memory_order_relaxed)) {
+      base = start;
+      return true;
+    }
+  }
 }
 
 uint8_t* twinOf(uint32_t index) {
@@ -114,22 +135,80 @@ uint8_t* twinOf(uint32_t index) {
   return base + (index % kChunkPages) * kPage;
 }
 
-// Maps `page` with the host's bytes: into the twin, into the file, then the mapping.
-bool fill(pid_t host, uint64_t page, uint32_t index) {
-  uint8_t* twin = twinOf(index);
-  if (!twin) return false;
-  iovec local{twin, kPage}, remote{reinterpret_cast<void*>(page), kPage};
-  if (process_vm_readv(host, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(kPage)) return false;  // not the host's
-  off_t offset = static_cast<off_t>(index) * static_cast<off_t>(kPage);
-  if (pwrite(gMirror.fd, twin, kPage, offset) != static_cast<ssize_t>(kPage)) return false;
-  void* at = mmap(reinterpret_cast<void*>(page), kPage, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
-                  gMirror.fd, offset);
-  if (at == MAP_FAILED) return false;  // this process maps the page: a fault of its own
+// Pages mirrored per fault (FERRY_USM_FAULT_AROUND), set by enable() before any kernel runs.
+std::atomic<uint32_t> gAroundPages{1};
+
+// Reads up to `count` pages of the host from `page` on into `twins`; returns how many it
+// read: the pages up to the first one the host does not map. One remote iovec per page, as
+// process_vm_readv reports partial transfers per iovec, not per page.
+uint32_t readHost(pid_t host, uint64_t page, uint32_t count, uint8_t* twins) {
+  iovec remote[kChunkPages];
+  for (uint32_t i = 0; i < count; ++i) remote[i] = {reinterpret_cast<void*>(page + i * kPage), kPage};
+  iovec local{twins, count * kPage};
+  ssize_t n = process_vm_readv(host, &local, 1, remote, count, 0);
+  return n <= 0 ? 0 : static_cast<uint32_t>(static_cast<uint64_t>(n) / kPage);
+}
+
+// Maps `count` pages from `page` on to the file at `offset`, where this process maps none
+// of them; the bytes are already in the file. Returns false if any is mapped already.
+bool mapRun(uint64_t page, uint32_t count, off_t offset) {
+  size_t len = count * kPage;
+  void* at = mmap(reinterpret_cast<void*>(page), len, PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_FIXED_NOREPLACE | (count > 1 ? MAP_POPULATE : 0), gMirror.fd, offset);
+  if (at == MAP_FAILED) return false;  // this process maps (one of) the pages: faults of its own
   if (at != reinterpret_cast<void*>(page)) {  // kernels before 4.17 ignore NOREPLACE
-    munmap(at, kPage);
+    munmap(at, len);
     return false;
   }
   return true;
+}
+
+// The fault on `page` (whose slot this thread claimed) mirrors it, and, when the page before
+// it is mirrored too (a sweep, as readahead guesses it), the pages after it up to
+// FERRY_USM_FAULT_AROUND: those rank 0 maps, nobody has claimed, and this process does not
+// map. A kernel sweeping an array then takes one fault per run instead of one per page, while
+// scattered accesses copy no pages they do not touch. Pages mirrored but not changed are not
+// written back (write-back compares with twins). Returns whether `page` itself is mirrored.
+bool fillRun(pid_t host, uint64_t page, uint32_t firstSlot) {
+  uint32_t want = isClaimed(page - kPage) ? gAroundPages.load(std::memory_order_relaxed) : 1, base = 0;
+  uint8_t* twins = nullptr;
+  if (!reserveIndices(want, base)) {
+    say("a kernel touched more than 1 GiB of rank 0's memory, "
+        "more than a serving rank mirrors; map the data instead (map clauses, omp_target_memcpy)\n");
+  } else {
+    twins = twinOf(base);
+  }
+  uint32_t got = twins ? readHost(host, page, want, twins) : 0;
+  if (got == 0) {  // not the host's (or no room): the fault goes to the previous handler
+    if (twins) gMirror.claimed[base].store(firstSlot + 1, std::memory_order_release);  // drop() frees it
+    gMirror.states[firstSlot].store(kFailed, std::memory_order_release);
+    return false;
+  }
+  uint32_t slots[kChunkPages];
+  slots[0] = firstSlot;
+  uint32_t count = 1;
+  for (; count < got; ++count) {  // stop at a page another thread already has
+    bool mine = false;
+    if (!claimSlot(page + count * kPage, slots[count], mine) || !mine) break;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    gMirror.order[slots[i]].store(base + i, std::memory_order_relaxed);
+    gMirror.claimed[base + i].store(slots[i] + 1, std::memory_order_release);
+  }
+  off_t offset = static_cast<off_t>(base) * static_cast<off_t>(kPage);
+  bool written = pwrite(gMirror.fd, twins, count * kPage, offset) == static_cast<ssize_t>(count * kPage);
+  gMirror.faults.fetch_add(1, std::memory_order_relaxed);
+  if (written && mapRun(page, count, offset)) {
+    for (uint32_t i = 0; i < count; ++i) gMirror.states[slots[i]].store(kReady, std::memory_order_release);
+    return true;
+  }
+  // Some page of the run is this process's own (or the write failed): page by page, so that
+  // only the pages that cannot be mirrored are refused.
+  for (uint32_t i = 0; i < count; ++i) {
+    bool ok = written && mapRun(page + i * kPage, 1, offset + static_cast<off_t>(i * kPage));
+    gMirror.states[slots[i]].store(ok ? kReady : kFailed, std::memory_order_release);
+  }
+  return gMirror.states[firstSlot].load(std::memory_order_relaxed) == kReady;
 }
 
 bool pageIn(pid_t host, uint64_t page, int code) {
@@ -144,9 +223,7 @@ bool pageIn(pid_t host, uint64_t page, int code) {
       sched_yield();
     }
   }
-  bool ok = fill(host, page, gMirror.order[slot].load(std::memory_order_relaxed));
-  gMirror.states[slot].store(ok ? kReady : kFailed, std::memory_order_release);
-  return ok;
+  return fillRun(host, page, slot);
 }
 
 void passOn(int sig, siginfo_t* info, void* context) {
@@ -255,11 +332,27 @@ void mapCode(const Layouts& layouts) {
   gNumCode.store(n, std::memory_order_release);
 }
 
+// The first offset from `at` on where two pages differ (kPage if none), a word at a time:
+// most of a page a kernel changed a little is equal.
+uint64_t firstDifference(const uint8_t* a, const uint8_t* b, uint64_t at) {
+  for (; at < kPage && at % 8 != 0; ++at)
+    if (a[at] != b[at]) return at;
+  for (; at < kPage; at += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + at, 8);
+    std::memcpy(&y, b + at, 8);
+    if (x != y) break;
+  }
+  while (at < kPage && a[at] == b[at]) ++at;
+  return at;
+}
+
 // Writes back the bytes of each mirrored page that differ from its twin, run by run, so that
-// bytes no kernel changed are never overwritten. Each page is first copied aside and its twin
-// set to that copy: a kernel still running (Mode::Lenient) may write on, and the next write-back
-// finds what it writes after the copy.
-Status writeBack(pid_t host, RunStats& stats) {
+// bytes no kernel changed are never overwritten. While another kernel may still write
+// (`othersRunning`, Mode::Lenient) each page is first copied aside and its twin set to that
+// copy, so that the next write-back finds what it writes after the copy; otherwise the pages
+// are stable and about to be dropped, and go back as they are.
+Status writeBack(pid_t host, RunStats& stats, bool othersRunning) {
   // Pages are copied aside in batches, and each batch goes back in as few system calls as
   // the runs allow (IOV_MAX runs each). Called under gRunMutex, so one buffer serves all.
   constexpr uint32_t kBatch = 64;
@@ -287,27 +380,28 @@ Status writeBack(pid_t host, RunStats& stats) {
   };
   uint32_t n = gMirror.numClaimed.load();
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t slot = gMirror.claimed[i].load(std::memory_order_relaxed);
+    uint32_t claimed = gMirror.claimed[i].load(std::memory_order_acquire);
+    if (claimed == 0) continue;  // a hole (reserveIndices)
+    uint32_t slot = claimed - 1;
     if (gMirror.states[slot].load(std::memory_order_acquire) != kReady) continue;
     ++stats.pagesIn;
     uint64_t page = gMirror.keys[slot].load();
     uint8_t* twin = twinOf(gMirror.order[slot].load());
-    uint8_t* copy = snapshots.data() + twinsToRefresh.size() * kPage;
-    std::memcpy(copy, reinterpret_cast<const void*>(page), kPage);
+    auto* copy = reinterpret_cast<uint8_t*>(page);
+    if (othersRunning) {
+      copy = snapshots.data() + twinsToRefresh.size() * kPage;
+      std::memcpy(copy, reinterpret_cast<const void*>(page), kPage);
+    }
     if (std::memcmp(copy, twin, kPage) == 0) continue;  // only read
-    twinsToRefresh.push_back({twin, copy});
-    for (uint64_t at = 0; at < kPage;) {
-      if (copy[at] == twin[at]) {
-        ++at;
-        continue;
-      }
+    if (othersRunning) twinsToRefresh.push_back({twin, copy});
+    for (uint64_t at = firstDifference(copy, twin, 0); at < kPage;) {
       uint64_t end = at + 1;
       while (end < kPage && copy[end] != twin[end]) ++end;
       local.push_back({copy + at, end - at});
       remote.push_back({reinterpret_cast<void*>(page + at), end - at});
       stats.bytesWritten += end - at;
       ++stats.runsWritten;
-      at = end;
+      at = firstDifference(copy, twin, end);
       if (local.size() == IOV_MAX)
         if (Status st = flush(); !st) return st;
     }
@@ -322,7 +416,9 @@ void drop() {
   uint32_t n = gMirror.numClaimed.load();
   std::vector<uint64_t> pages;
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t slot = gMirror.claimed[i].load(std::memory_order_relaxed);
+    uint32_t claimed = gMirror.claimed[i].exchange(0, std::memory_order_relaxed);
+    if (claimed == 0) continue;
+    uint32_t slot = claimed - 1;
     if (gMirror.states[slot].load() == kReady) pages.push_back(gMirror.keys[slot].load());
     gMirror.states[slot].store(kFree);
     gMirror.keys[slot].store(0);
@@ -339,6 +435,7 @@ void drop() {
   if (n) (void)fallocate(gMirror.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(n) * kPage);
   gMirror.numClaimed.store(0);
   gMirror.firstPage.store(0);
+  gMirror.faults.store(0);
 }
 
 }  // namespace
@@ -373,6 +470,8 @@ Status enable(pid_t hostPid, Mode mode) {
   });
   if (!result) return result;
   if (!gMirror.twins) return Status(Errc::OutOfMemory, "host pager: its tables are missing");
+  uint64_t around = std::clamp<uint64_t>(config().size(Knob::UsmFaultAround) / kPage, 1, kChunkPages);
+  gAroundPages.store(static_cast<uint32_t>(around), std::memory_order_relaxed);
   std::lock_guard lock(gRunMutex);
   Layouts layouts;
   if (Status st = readLayouts(hostPid, layouts); !st) return st;
@@ -390,7 +489,8 @@ static Status runUnified(pid_t hostPid, const std::function<Status()>& kernel, R
   Status st = kernel();
   gMirror.host.store(0, std::memory_order_release);
   stats.firstPage = gMirror.firstPage.load();
-  Status wb = writeBack(hostPid, stats);
+  stats.faults = gMirror.faults.load();
+  Status wb = writeBack(hostPid, stats, false);
   drop();
   return st ? wb : st;
 }
@@ -405,7 +505,8 @@ static Status runLenient(pid_t hostPid, const std::function<Status()>& kernel, R
   Status st = kernel();
   std::lock_guard lock(gRunMutex);
   stats.firstPage = gMirror.firstPage.load();
-  Status wb = writeBack(hostPid, stats);
+  stats.faults = gMirror.faults.load();
+  Status wb = writeBack(hostPid, stats, gActive > 1);
   if (--gActive == 0) {
     gMirror.host.store(0, std::memory_order_release);
     drop();

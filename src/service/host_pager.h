@@ -6,8 +6,10 @@
 // 0's page, read with CMA (a mirror page, filled before any thread can see it). When the
 // kernel ends, the bytes it changed, and only those, are written back to rank 0, and the
 // mirror pages are dropped. A kernel therefore sees rank 0's memory as it was when the
-// kernel first touched each page, plus its own writes; rank 0 sees the kernel's writes when
-// the kernel ends, which is when OpenMP makes them visible to the host.
+// kernel first touched each page (or, for a page a sweep mirrors ahead of the kernel,
+// FERRY_USM_FAULT_AROUND, when it touched the page that faulted), plus its own writes; rank 0
+// sees the kernel's writes when the kernel ends, which is when OpenMP makes them visible to
+// the host.
 //
 // What this does not give (docs/user-guide.md): atomics that a kernel and the host (or two
 // devices) apply to the same location at the same time, and kernels on devices of other
@@ -47,6 +49,7 @@ struct RunStats {
   uint64_t bytesWritten = 0;  // bytes written back
   uint64_t runsWritten = 0;   // contiguous runs those bytes formed
   uint64_t firstPage = 0;     // the first page paged in (for messages)
+  uint64_t faults = 0;        // faults that paged pages in (FERRY_USM_FAULT_AROUND: several each)
 };
 
 // Runs `kernel` with `hostPid`'s pages mapped on demand, then writes back what changed.

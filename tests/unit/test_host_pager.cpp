@@ -1,9 +1,17 @@
-// The unified-shared-memory pager's address-layout check: which of rank 0's mappings a
-// serving rank could not mirror because it maps those addresses itself. (Paging itself runs
-// in the offload.usm.* integration tests, between real ranks.)
+// The unified-shared-memory pager: its address-layout check (which of rank 0's mappings a
+// serving rank could not mirror because it maps those addresses itself), and paging with
+// fault-around against a child process that plays rank 0. (Paging between real ranks runs in
+// the offload.usm.* integration tests.)
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <vector>
+
+#include "platform/config.h"
 #include "service/host_pager.h"
 
 namespace ferry::service::hostpager {
@@ -75,6 +83,222 @@ TEST(HostPager, RefusesToMirrorItsOwnProcess) {
   Status st = enable(getpid(), Mode::Unified);
   EXPECT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("pid"), std::string::npos) << st.message();
+}
+
+
+// A child process with a region of `pages` pages at a fixed, out-of-the-way address (this
+// process maps nothing there, so its accesses fault), filled with pattern(). It writes a byte
+// of its region when asked, and exits when told to.
+class HostProcess {
+ public:
+  static constexpr uint64_t kPage = 4096;
+  static constexpr uint64_t kBase = 0x3a5000000000ull;
+  static uint8_t pattern(uint64_t offset) { return static_cast<uint8_t>(offset * 7 + offset / kPage); }
+
+  explicit HostProcess(uint64_t pages) : pages_(pages) {
+    int toChild[2], fromChild[2];
+    if (pipe(toChild) != 0 || pipe(fromChild) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(toChild[1]);
+      close(fromChild[0]);
+      serve(toChild[0], fromChild[1]);
+    }
+    close(toChild[0]);
+    close(fromChild[1]);
+    commands_ = toChild[1];
+    acks_ = fromChild[0];
+    char ready = 0;
+    if (read(acks_, &ready, 1) != 1 || ready != 'r') pid_ = -1;
+  }
+  ~HostProcess() {
+    if (pid_ <= 0) return;
+    Command quit{~0ull, 0};
+    (void)!::write(commands_, &quit, sizeof quit);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    close(commands_);
+    close(acks_);
+  }
+  pid_t pid() const { return pid_; }
+  uint8_t* at(uint64_t offset) const { return reinterpret_cast<uint8_t*>(kBase + offset); }
+  // The host writes `value` at `offset` of its region (while a kernel of ours runs, say).
+  bool write(uint64_t offset, uint8_t value) {
+    Command c{offset, value};
+    char ack = 0;
+    return ::write(commands_, &c, sizeof c) == sizeof c && read(acks_, &ack, 1) == 1;
+  }
+  // The host's region as it is now.
+  std::vector<uint8_t> contents() const {
+    std::vector<uint8_t> out(pages_ * kPage);
+    iovec local{out.data(), out.size()}, remote{at(0), out.size()};
+    if (process_vm_readv(pid_, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(out.size())) out.clear();
+    return out;
+  }
+
+ private:
+  struct Command {
+    uint64_t offset;
+    uint8_t value;
+  };
+  [[noreturn]] void serve(int commands, int acks) {
+    void* p = mmap(at(0), pages_ * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                   -1, 0);
+    if (p != at(0)) _exit(3);
+    for (uint64_t i = 0; i < pages_ * kPage; ++i) at(0)[i] = pattern(i);
+    if (::write(acks, "r", 1) != 1) _exit(4);
+    Command c{};
+    while (read(commands, &c, sizeof c) == sizeof c && c.offset != ~0ull) {
+      at(0)[c.offset] = c.value;
+      if (::write(acks, "a", 1) != 1) _exit(5);
+    }
+    _exit(0);
+  }
+  uint64_t pages_;
+  pid_t pid_ = -1;
+  int commands_ = -1, acks_ = -1;
+};
+
+class HostPagerRun : public ::testing::Test {
+ protected:
+  static constexpr uint64_t kPage = HostProcess::kPage;
+  void useFaultAround(const char* size) {
+    std::vector<std::string> env{std::string("FERRY_USM_FAULT_AROUND=") + size};
+    auto cfg = Config::fromEntries(env);
+    ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
+    setGlobalConfigForTesting(*cfg);
+  }
+  void TearDown() override { setGlobalConfigForTesting(Config::defaults()); }
+};
+
+// A sweep of 64 pages with 64 KiB fault-around: the first fault mirrors one page (nothing
+// says it is a sweep yet), each later one 16 pages, the last the 15 left before the end of
+// the host's region. Only the bytes the kernel wrote go back.
+TEST_F(HostPagerRun, ASweepFaultsOncePerWindowAndWritesBackOnlyWhatChanged) {
+  useFaultAround("64K");
+  HostProcess host(64);
+  ASSERT_GT(host.pid(), 0);
+  ASSERT_TRUE(enable(host.pid(), Mode::Lenient).isOk());
+  uint64_t mismatches = 0;
+  RunStats stats;
+  Status st = run(host.pid(), Mode::Lenient, [&] {
+    volatile uint8_t* mem = host.at(0);
+    for (uint64_t i = 0; i < 64 * kPage; i += 64) mismatches += mem[i] != HostProcess::pattern(i);
+    mem[3 * kPage + 100] = 0xEE;
+    mem[40 * kPage + 7] = 0xDD;
+    return Status();
+  }, &stats);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_EQ(stats.pagesIn, 64u);
+  EXPECT_EQ(stats.faults, 5u);  // pages 0, 1-16, 17-32, 33-48, 49-63
+  EXPECT_EQ(stats.bytesWritten, 2u);
+  EXPECT_EQ(stats.runsWritten, 2u);
+  auto now = host.contents();
+  ASSERT_EQ(now.size(), 64 * kPage);
+  for (uint64_t i = 0; i < now.size(); ++i) {
+    uint8_t want = i == 3 * kPage + 100 ? 0xEE : i == 40 * kPage + 7 ? 0xDD : HostProcess::pattern(i);
+    ASSERT_EQ(now[i], want) << "offset " << i;
+  }
+}
+
+TEST_F(HostPagerRun, OnePagePerFaultWhenFaultAroundIsOnePage) {
+  useFaultAround("4K");
+  HostProcess host(8);
+  ASSERT_GT(host.pid(), 0);
+  ASSERT_TRUE(enable(host.pid(), Mode::Lenient).isOk());
+  RunStats stats;
+  uint64_t sum = 0;
+  Status st = run(host.pid(), Mode::Lenient, [&] {
+    volatile uint8_t* mem = host.at(0);
+    for (uint64_t p = 0; p < 8; ++p) sum += mem[p * kPage + 1];
+    return Status();
+  }, &stats);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  uint64_t want = 0;
+  for (uint64_t p = 0; p < 8; ++p) want += HostProcess::pattern(p * kPage + 1);
+  EXPECT_EQ(sum, want);
+  EXPECT_EQ(stats.faults, 8u);
+  EXPECT_EQ(stats.pagesIn, 8u);
+}
+
+// Scattered accesses (the page before is not mirrored) copy only the pages they touch.
+TEST_F(HostPagerRun, ScatteredAccessesMirrorOnlyTheirPages) {
+  useFaultAround("64K");
+  HostProcess host(64);
+  ASSERT_GT(host.pid(), 0);
+  ASSERT_TRUE(enable(host.pid(), Mode::Lenient).isOk());
+  RunStats stats;
+  uint64_t mismatches = 0;
+  Status st = run(host.pid(), Mode::Lenient, [&] {
+    volatile uint8_t* mem = host.at(0);
+    for (uint64_t p = 0; p < 64; p += 16) mismatches += mem[p * kPage] != HostProcess::pattern(p * kPage);
+    return Status();
+  }, &stats);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_EQ(stats.faults, 4u);
+  EXPECT_EQ(stats.pagesIn, 4u);
+}
+
+// A page mirrored ahead of the kernel but never written must not overwrite what the host
+// wrote there meanwhile.
+TEST_F(HostPagerRun, APageMirroredAheadKeepsTheHostsLaterWrite) {
+  useFaultAround("64K");
+  HostProcess host(32);
+  ASSERT_GT(host.pid(), 0);
+  ASSERT_TRUE(enable(host.pid(), Mode::Lenient).isOk());
+  RunStats stats;
+  bool hostWrote = false;
+  Status st = run(host.pid(), Mode::Lenient, [&] {
+    volatile uint8_t* mem = host.at(0);
+    (void)mem[0];
+    (void)mem[kPage];  // mirrors pages 1-16
+    hostWrote = host.write(10 * kPage + 5, 0xAB);
+    mem[kPage + 9] = 0x11;
+    return Status();
+  }, &stats);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  ASSERT_TRUE(hostWrote);
+  EXPECT_EQ(stats.pagesIn, 17u);
+  auto now = host.contents();
+  ASSERT_EQ(now.size(), 32 * kPage);
+  EXPECT_EQ(now[10 * kPage + 5], 0xAB);
+  EXPECT_EQ(now[kPage + 9], 0x11);
+  EXPECT_EQ(now[10 * kPage + 4], HostProcess::pattern(10 * kPage + 4));
+}
+
+// A window over a page this process maps itself mirrors the other pages, and leaves that
+// one this process's own.
+TEST_F(HostPagerRun, AWindowSkipsAPageThisProcessMaps) {
+  useFaultAround("64K");
+  HostProcess host(16);
+  ASSERT_GT(host.pid(), 0);
+  void* own = mmap(host.at(8 * kPage), kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                   -1, 0);
+  ASSERT_EQ(own, host.at(8 * kPage));
+  std::memset(own, 0x5A, kPage);
+  ASSERT_TRUE(enable(host.pid(), Mode::Lenient).isOk());
+  RunStats stats;
+  uint8_t seenOwn = 0, seenNine = 0;
+  Status st = run(host.pid(), Mode::Lenient, [&] {
+    volatile uint8_t* mem = host.at(0);
+    (void)mem[0];
+    (void)mem[kPage];  // the window 1-15 meets page 8
+    seenOwn = mem[8 * kPage + 3];
+    seenNine = mem[9 * kPage + 3];
+    mem[9 * kPage + 3] = 0x77;
+    return Status();
+  }, &stats);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_EQ(seenOwn, 0x5A);
+  EXPECT_EQ(seenNine, HostProcess::pattern(9 * kPage + 3));
+  EXPECT_EQ(stats.pagesIn, 15u);  // 0-7 and 9-15
+  auto now = host.contents();
+  ASSERT_EQ(now.size(), 16 * kPage);
+  EXPECT_EQ(now[9 * kPage + 3], 0x77);
+  EXPECT_EQ(now[8 * kPage + 3], HostProcess::pattern(8 * kPage + 3));
+  munmap(own, kPage);
 }
 
 }  // namespace

@@ -1,0 +1,74 @@
+/* ferry_usm_sweep: what unified shared memory costs a kernel, per access pattern.
+ *
+ * With `requires unified_shared_memory` a kernel dereferences the host's memory directly.
+ * Under the stock host plugin that is plain memory; under Ferry, a device of another rank
+ * pages it in on first touch and writes back what changed (src/service/host_pager.h), so the
+ * cost depends on how many pages a kernel touches and in what order. Each pattern below is
+ * one kernel over a host buffer; the program prints one CSV line per pattern:
+ *   pattern,bytes,stride,pages_touched,best_ms,median_ms
+ * and checks every byte the kernels changed (exit 1 on a mismatch). run_usm.py runs it with
+ * the stock plugin and under `ferry run`, and reports Ferry / stock. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#pragma omp requires unified_shared_memory
+
+typedef struct {
+  const char* name;
+  size_t bytes;
+  size_t stride; /* the kernel adds 1 to every stride-th byte */
+} pattern;
+
+static const pattern kPatterns[] = {
+    {"one_page", 4096, 1},          /* the fixed cost of a kernel that touches host memory */
+    {"rewrite_1M", 1 << 20, 1},     /* every byte: a sweep */
+    {"rewrite_16M", 16 << 20, 1},
+    {"byte_per_page_16M", 16 << 20, 4096},    /* a sweep that does little per page */
+    {"byte_per_64K_16M", 16 << 20, 65536},    /* scattered: one page in 16 */
+};
+
+static int cmp(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* One kernel: add 1 to every stride-th byte of buf. */
+static void sweep(unsigned char* buf, size_t bytes, size_t stride) {
+#pragma omp target
+  for (size_t i = 0; i < bytes; i += stride) buf[i] += 1;
+}
+
+static int run(const pattern* p, int reps) {
+  unsigned char* buf = malloc(p->bytes);
+  double* ms = malloc(sizeof(double) * (size_t)reps);
+  if (!buf || !ms) return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), -1;
+  memset(buf, 1, p->bytes);
+  sweep(buf, p->bytes, p->stride); /* warm-up: the kernel's image and first-touch costs */
+  for (int r = 0; r < reps; ++r) {
+    double t = omp_get_wtime();
+    sweep(buf, p->bytes, p->stride);
+    ms[r] = (omp_get_wtime() - t) * 1e3;
+  }
+  size_t bad = 0;
+  for (size_t i = 0; i < p->bytes; ++i) bad += buf[i] != (unsigned char)(i % p->stride == 0 ? 2 + reps : 1);
+  qsort(ms, (size_t)reps, sizeof(double), cmp);
+  size_t pages = (p->bytes + 4095) / 4096;
+  if (p->stride > 4096) pages = (p->bytes + p->stride - 1) / p->stride;
+  printf("%s,%zu,%zu,%zu,%.4f,%.4f\n", p->name, p->bytes, p->stride, pages, ms[0], ms[reps / 2]);
+  fflush(stdout);
+  free(buf);
+  free(ms);
+  if (bad) fprintf(stderr, "ferry_usm_sweep: %s: %zu bytes wrong after the kernels\n", p->name, bad);
+  return bad ? -1 : 0;
+}
+
+int main(int argc, char** argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 10;
+  if (reps < 1) return fprintf(stderr, "usage: ferry_usm_sweep [REPETITIONS >= 1]\n"), 2;
+  int failed = 0;
+  printf("pattern,bytes,stride,pages_touched,best_ms,median_ms\n");
+  for (size_t i = 0; i < sizeof kPatterns / sizeof kPatterns[0]; ++i) failed |= run(&kPatterns[i], reps) != 0;
+  return failed;
+}
