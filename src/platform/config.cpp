@@ -17,8 +17,9 @@ std::string describeExpected(const KnobSpec& spec) {
     case KnobType::Count:
       return "'all' or an integer from " + std::to_string(spec.min) + " to " + std::to_string(spec.max);
     case KnobType::Size:
-      return "a size such as 4096, 64K or 1M, at most " +
-             (spec.max == INT64_MAX ? std::string("unlimited") : parse::formatSize(spec.max));
+      return "a size such as 4096, 64K or 1M" +
+             (spec.min > 0 ? ", at least " + parse::formatSize(spec.min) : std::string()) +
+             (spec.max == INT64_MAX ? std::string() : ", at most " + parse::formatSize(spec.max));
     case KnobType::Duration:
       return "a duration such as 500ms, 30s, 2m or 1h, from " + parse::formatSeconds(spec.min / 1e3) + " to " +
              parse::formatSeconds(spec.max / 1e3);
