@@ -163,14 +163,22 @@ bool mapRun(uint64_t page, uint32_t count, off_t offset) {
   return true;
 }
 
-// The fault on `page` (whose slot this thread claimed) mirrors it, and, when the page before
-// it is mirrored too (a sweep, as readahead guesses it), the pages after it up to
-// FERRY_USM_FAULT_AROUND: those rank 0 maps, nobody has claimed, and this process does not
-// map. A kernel sweeping an array then takes one fault per run instead of one per page, while
-// scattered accesses copy no pages they do not touch. Pages mirrored but not changed are not
+// How many pages a fault on `page` mirrors: as readahead guesses a sweep, twice the run of
+// mirrored pages right before it, up to FERRY_USM_FAULT_AROUND; one page where the page
+// before is not mirrored. A sweep's window grows 2, 6, 16... pages; scattered accesses and
+// a kernel touching two pages copy (almost) nothing they do not touch.
+uint32_t windowAt(uint64_t page) {
+  uint32_t most = gAroundPages.load(std::memory_order_relaxed), before = 0;
+  while (before < most && page > (before + 1) * kPage && isClaimed(page - (before + 1) * kPage)) ++before;
+  return std::clamp(2 * before, 1u, most);
+}
+
+// The fault on `page` (whose slot this thread claimed) mirrors it and the pages after it in
+// its window (windowAt) that rank 0 maps, nobody has claimed, and this process does not map:
+// one read, one write and one mmap for the run. Pages mirrored but never changed are not
 // written back (write-back compares with twins). Returns whether `page` itself is mirrored.
 bool fillRun(pid_t host, uint64_t page, uint32_t firstSlot) {
-  uint32_t want = isClaimed(page - kPage) ? gAroundPages.load(std::memory_order_relaxed) : 1, base = 0;
+  uint32_t want = windowAt(page), base = 0;
   uint8_t* twins = nullptr;
   if (!reserveIndices(want, base)) {
     say("a kernel touched more than 1 GiB of rank 0's memory, "
