@@ -131,8 +131,9 @@ class Client {
   Status copyInRank0(void* dst, const void* src, uint64_t n, AsyncQueue& q);
   Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
   // The device whose memory holds [addr, addr+len) when that range is no memory of this
-  // process (see submit), or -1.
-  int remoteDeviceHolding(uint64_t addr, uint64_t len) const;
+  // process (see submit), or -1. Device `near` (the operation's own) is asked first; a range
+  // that several other devices hold (GPUs of different ranks can share addresses) is an error.
+  Result<int> remoteDeviceHolding(uint64_t addr, uint64_t len, int near, const char* op) const;
   Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);
   Status progress(AsyncQueue& q);
   Status requestSyncs(AsyncQueue& q);

@@ -51,12 +51,22 @@ static bool mappedHere(uint64_t addr, uint64_t len) {
   return comm::cmaRead(getpid(), addr, probe, 1).isOk() && comm::cmaRead(getpid(), addr + len - 1, probe, 1).isOk();
 }
 
-int Client::remoteDeviceHolding(uint64_t addr, uint64_t len) const {
-  for (int id = 0; id < numDevices(); ++id) {
-    if (devices_[id]->entry.rank != world_.rank() && holds(id, addr, len))
-      return mappedHere(addr, len) ? -1 : id;  // a host buffer may share the numbers of a remote range
+Result<int> Client::remoteDeviceHolding(uint64_t addr, uint64_t len, int near, const char* op) const {
+  auto remote = [&](int id) { return devices_[id]->entry.rank != world_.rank() && holds(id, addr, len); };
+  int found = remote(near) ? near : -1;
+  for (int id = 0; found < 0 && id < numDevices(); ++id) {
+    if (!remote(id)) continue;
+    for (int other = id + 1; other < numDevices(); ++other)
+      if (remote(other) && !mappedHere(addr, len))
+        return Status(Errc::InvalidArgument,
+                      std::string(op) + " on " + where(near) + ": its host-side address " + hex(addr) +
+                          " is no memory of rank 0 but lies in device memory of both " + where(id) + " and " +
+                          where(other) + ", so which device's bytes are meant is ambiguous; copy between devices "
+                          "with omp_target_memcpy and explicit device numbers");
+    found = id;
   }
-  return -1;
+  if (found < 0) return -1;
+  return mappedHere(addr, len) ? -1 : found;  // a host buffer may share the numbers of a remote range
 }
 
 Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
@@ -171,17 +181,15 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
   if (Status st = releaseDeferred(q); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
-  if (inRank0Block(reinterpret_cast<uint64_t>(dst), n)) {
-    if (int from = remoteDeviceHolding(reinterpret_cast<uint64_t>(src), n); from >= 0)
-      return retrieve(from, dst, src, size, q);
-    return copyInRank0(dst, src, n, q);
-  }
-  if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
   // libomptarget can name device memory as the "host" side (clang 16 lowers has_device_addr
   // inside use_device_addr to a copy from the device address): that is a device-to-device
   // copy, which the stock plugin gets right only because it shares one address space.
-  if (int from = remoteDeviceHolding(reinterpret_cast<uint64_t>(src), n); from >= 0)
-    return exchange(from, src, id, dst, size, q);
+  auto from = remoteDeviceHolding(reinterpret_cast<uint64_t>(src), n, id, "data_submit");
+  if (!from) return from.takeStatus();
+  if (inRank0Block(reinterpret_cast<uint64_t>(dst), n))
+    return *from >= 0 ? retrieve(*from, dst, src, size, q) : copyInRank0(dst, src, n, q);
+  if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
+  if (*from >= 0) return exchange(*from, src, id, dst, size, q);
   const DeviceEntry& e = devices_[id]->entry;
   comm::SubmitMsg m;
   m.dst = reinterpret_cast<uint64_t>(dst);
@@ -212,13 +220,12 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   if (Status st = releaseDeferred(q); !st) return st;
   if (size <= 0) return {};
   uint64_t n = static_cast<uint64_t>(size);
-  if (inRank0Block(reinterpret_cast<uint64_t>(src), n)) {
-    if (int to = remoteDeviceHolding(reinterpret_cast<uint64_t>(dst), n); to >= 0) return submit(to, dst, src, size, q);
-    return copyInRank0(dst, src, n, q);
-  }
+  auto to = remoteDeviceHolding(reinterpret_cast<uint64_t>(dst), n, id, "data_retrieve");
+  if (!to) return to.takeStatus();
+  if (inRank0Block(reinterpret_cast<uint64_t>(src), n))
+    return *to >= 0 ? submit(*to, dst, src, size, q) : copyInRank0(dst, src, n, q);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
-  if (int to = remoteDeviceHolding(reinterpret_cast<uint64_t>(dst), n); to >= 0)
-    return exchange(id, src, to, dst, size, q);  // the "host" side is device memory (see submit)
+  if (*to >= 0) return exchange(id, src, *to, dst, size, q);  // the "host" side is device memory (see submit)
   const DeviceEntry& e = devices_[id]->entry;
   comm::RetrieveMsg m;
   m.src = reinterpret_cast<uint64_t>(src);
