@@ -145,8 +145,10 @@ int runFerry(const Settings& s, CommContext& ctx, const CallShape& call, const T
     args.inter = InterReduction{lib.type, lib.op, args.reduce};
   }
   IntraPath path = ctx.pathFor(call.bytes);
-  // The staging slots were sized with the settings the communicator was set up with.
-  uint64_t chunk = std::min<uint64_t>(chunkBytes(s, call.bytes, ctx.shape()), ctx.area().slotBytes());
+  bool direct = path == IntraPath::Single && ctx.directResults();
+  uint64_t chunk = chunkBytes(s, call.bytes, ctx.shape(), direct);
+  // The slots were sized with the settings the communicator was set up with.
+  if (!direct) chunk = std::min<uint64_t>(chunk, ctx.area().slotBytes());
   if (path == IntraPath::Staged) chunk = std::min<uint64_t>(chunk, ctx.area().inputSlotBytes());
   Plan plan(static_cast<size_t>(count), elemSize(ti.elem), chunk, ctx.localSize());
   Status st = path == IntraPath::Single ? runSingleCopy(ctx, args, plan) : runStaged(ctx, args, plan);

@@ -51,6 +51,9 @@ class CommContext {
   // FERRY_COLL_LEADERS=all took effect: every rank runs the inter-node stage on its share.
   bool shareLeaders() const { return shareComm_ != MPI_COMM_NULL; }
   int numNodes() const { return shape_.numNodes; }
+  // One node of two ranks: the single-copy path reduces each share straight into its
+  // receive buffer and copies the peer's share out of the peer's, so no slot holds a chunk.
+  bool directResults() const { return numNodes() == 1 && localSize() == 2 && !shareLeaders(); }
   // The node's path for large messages; pathFor() is the one a call of `bytes` takes.
   IntraPath path() const { return path_; }
   IntraPath pathFor(uint64_t bytes) const { return bytes < stagedBelow_ ? IntraPath::Staged : path_; }

@@ -73,7 +73,8 @@ uint64_t stagedBelow(const Settings& s, int localSize) {
   return std::min<uint64_t>(s.chunkSize, s.stagedPerRank * static_cast<uint64_t>(std::max(localSize, 1)));
 }
 
-uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm) {
+uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm, bool direct) {
+  if (direct) return std::min<uint64_t>(s.directChunkSize, std::max<uint64_t>(bytes, 1));
   if (comm.numNodes == 1) return std::min<uint64_t>(s.chunkSize, std::max<uint64_t>(bytes, 1));
   // Across nodes the stages overlap only if there are several chunks.
   uint64_t overlap = std::max(kMinChunk, bytes / kChunksForOverlap);

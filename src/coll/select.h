@@ -51,6 +51,6 @@ uint64_t stagedBelow(const Settings& s, int localSize);
 
 // Pipeline chunk for a message of `bytes`: small enough that several chunks overlap the node
 // and inter-node stages, large enough that per-chunk costs stay small.
-uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm);
+uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm, bool direct = false);
 
 }  // namespace ferry::coll

@@ -1,5 +1,7 @@
 #include "coll/settings.h"
 
+#include <algorithm>
+
 namespace ferry::coll {
 
 Settings Settings::fromConfig(const Config& cfg) {
@@ -9,6 +11,7 @@ Settings Settings::fromConfig(const Config& cfg) {
   s.minSize = cfg.size(Knob::CollMinSize);
   s.stagedPerRank = cfg.size(Knob::CollStagedPerRank);
   s.chunkSize = cfg.size(Knob::CollChunkSize);
+  s.directChunkSize = cfg.isSet(Knob::CollChunkSize) ? s.chunkSize : std::max(s.chunkSize, kDefaultDirectChunk);
   s.depth = static_cast<int>(cfg.integer(Knob::CollDepth));
   const std::string& intra = cfg.text(Knob::CollIntra);
   s.intra = intra == "single" ? IntraChoice::Single : intra == "staged" ? IntraChoice::Staged : IntraChoice::Auto;
@@ -35,6 +38,7 @@ uint64_t Settings::fingerprint() const {
   mix(minSize);
   mix(stagedPerRank);
   mix(chunkSize);
+  mix(directChunkSize);
   mix(static_cast<uint64_t>(depth));
   mix(static_cast<uint64_t>(intra));
   for (char c : inter) mix(static_cast<uint8_t>(c));

@@ -99,7 +99,10 @@ Status SingleCopy::begin(Waiter& waiter) {
   // ranks on, the k-1 calls per chunk cost more (docs/collectives.md, "Same-node data paths").
   // With shares reduced across nodes by every rank, each needs its share in memory of its
   // own process for MPI: the slots.
-  viaSlots_ = ctx_.shareLeaders() || (!recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2));
+  viaSlots_ = !ctx_.directResults() && (ctx_.shareLeaders() || (!recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2)));
+  if (viaSlots_ && plan_.bytes(plan_.chunk(0)) > area_.slotBytes())
+    return Status(Errc::Internal, "a chunk of " + std::to_string(plan_.bytes(plan_.chunk(0))) +
+                                      " bytes would not fit the node's result slots");
   sends_.resize(static_cast<size_t>(k_));
   recvs_.resize(static_cast<size_t>(k_));
   for (int r = 0; r < k_; ++r) {

@@ -90,6 +90,25 @@ TEST(CollSelect, ChunksAllowOverlapAcrossNodes) {
   EXPECT_EQ(chunkBytes(s, 1000, shape(4, 2, 2, 2)), 1000u);
 }
 
+TEST(CollSelect, DirectChunksAreLargerUnlessTheChunkSizeIsSet) {
+  auto defaults = Config::fromEntries(std::vector<std::string>{});
+  ASSERT_TRUE(defaults.isOk());
+  Settings s = Settings::fromConfig(*defaults);
+  EXPECT_EQ(s.directChunkSize, 4u << 20);
+  EXPECT_EQ(chunkBytes(s, 16 << 20, shape(2, 1, 2, 2), true), 4u << 20) << "straight into the receive buffers";
+  EXPECT_EQ(chunkBytes(s, 16 << 20, shape(2, 1, 2, 2), false), 512u * 1024) << "through slots: the slot size";
+  EXPECT_EQ(chunkBytes(s, 1000, shape(2, 1, 2, 2), true), 1000u);
+  auto set = Config::fromEntries(std::vector<std::string>{"FERRY_COLL_CHUNK_SIZE=16K"});
+  ASSERT_TRUE(set.isOk());
+  EXPECT_EQ(Settings::fromConfig(*set).directChunkSize, 16u * 1024) << "a chunk size that is set applies to all";
+  set = Config::fromEntries(std::vector<std::string>{"FERRY_COLL_CHUNK_SIZE=8M"});
+  ASSERT_TRUE(set.isOk());
+  EXPECT_EQ(Settings::fromConfig(*set).directChunkSize, 8u << 20);
+  Settings other = s;
+  other.directChunkSize = 1 << 20;
+  EXPECT_NE(s.fingerprint(), other.fingerprint()) << "ranks must agree on it";
+}
+
 TEST(CollSettings, FingerprintCoversTheDecisionInputsOnly) {
   Settings a, b;
   EXPECT_EQ(a.fingerprint(), b.fingerprint());
