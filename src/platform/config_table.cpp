@@ -85,7 +85,8 @@ constexpr KnobSpec kKnobTable[] = {
      "cost more than the second copy (FERRY_COLL_INTRA forces one path)"},
     {Knob::CollChunkSize, "FERRY_COLL_CHUNK_SIZE", KnobType::Size, "512K", nullptr, 4096, 64LL << 20, "coll",
      "Largest pipeline chunk of the allreduce: the node reduces one chunk while the leaders reduce "
-     "the previous ones across nodes"},
+     "the previous ones across nodes. Unset, one node of two ranks with single copy, where no slot "
+     "holds a chunk, uses 4 MiB chunks"},
     {Knob::CollDepth, "FERRY_COLL_DEPTH", KnobType::Int, "4", nullptr, 1, 64, "coll",
      "Chunks in flight: inter-node reductions outstanding per leader, and staging slots per rank "
      "on the two-copy path"},
