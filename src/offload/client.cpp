@@ -26,6 +26,7 @@ Client::Client(comm::World& world, DeviceTable table)
   tags_.setUpperBound(world.tagUpperBound());
   for (const auto& e : table_.entries()) {
     hasGpus_ |= e.kind == service::DeviceKind::Gpu;
+    pagesOverMpi_ |= e.rank != world.rank() && (world.peer(e.rank).node != world.self().node || !world.cmaEnabled());
     auto d = std::make_unique<RemoteDevice>();
     d->entry = e;
     if (e.clientHeap) d->heap = std::make_unique<DeviceAllocator>(e.heapBase, e.memoryBytes);

@@ -126,6 +126,9 @@ class Client {
   bool holds(int id, uint64_t addr, uint64_t len) const;
   Status checkRange(int id, uint64_t addr, uint64_t len, const char* op) const;
   bool usm() const { return requires_ & abi::kReqUnifiedSharedMemory; }
+  bool servesPages() const { return pagesOverMpi_ && usm(); }
+  // Answers the page requests of devices that page this rank's memory over MPI.
+  Status servePages();
   // A copy both of whose sides are rank 0's memory: a memcpy once the queue's earlier work,
   // whose kernels may write either side, has finished.
   Status copyInRank0(void* dst, const void* src, uint64_t n, AsyncQueue& q);
@@ -157,6 +160,9 @@ class Client {
   ImageRouter router_;
   DeviceOutput output_;
   bool hasGpus_ = false;
+  // A device whose serving rank pages this rank's memory over MPI under unified shared memory
+  // (comm/page_link.h): its kernels wait for this rank to answer, so waits answer them.
+  bool pagesOverMpi_ = false;
 };
 
 }  // namespace ferry::offload

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "comm/mpi_check.h"
+#include "comm/page_link.h"
 #include "offload/client.h"
 #include "offload/wait_report.h"
 #include "platform/backoff.h"
@@ -140,8 +141,11 @@ Status Client::wait(AsyncQueue& q, const char* what) {
   uint64_t traceStart = trace::enabled() ? nowNs() : 0;
   int traceDevice = q.idle() ? -1 : frontDevice(q);
   Backoff backoff;
+  bool pages = servesPages();
   while (true) {
     size_t before = q.replies.size() + q.sends.size();
+    if (pages)
+      if (Status st = servePages(); !st) record(q, st);
     if (Status st = progress(q); !st) record(q, st);
     if (!q.error.isOk()) break;
     if (q.idle()) {
@@ -158,7 +162,8 @@ Status Client::wait(AsyncQueue& q, const char* what) {
       backoff.reset();
       continue;
     }
-    if (ownTransferInFlight(q)) backoff.idleWithoutSleep();
+    // A device paging this rank's memory waits for each answer: never sleep then either.
+    if (pages || ownTransferInFlight(q)) backoff.idleWithoutSleep();
     else backoff.idle();
     if (!backoff.pastSpin()) continue;
     if (Status st = watchPeer(q, what); !st) {
@@ -181,6 +186,8 @@ Result<bool> Client::query(AsyncQueue& q) {
     return Status(Errc::Unavailable, "a nowait region after Ferry shut down at exit was skipped (MPI has ended)");
   }
   if (Status st = flushQueue(q, true); !st) record(q, st);
+  if (servesPages())
+    if (Status st = servePages(); !st) record(q, st);
   if (Status st = progress(q); !st) record(q, st);
   if (!q.error.isOk()) {
     Status st = std::move(q.error);
@@ -201,6 +208,12 @@ Result<bool> Client::query(AsyncQueue& q) {
   if (now - q.firstQueryNs > 1000000)
     if (Status st = watchPeer(q, "a nowait target region"); !st) return st;
   return false;
+}
+
+Status Client::servePages() {
+  auto served = comm::servePageRequests(world_.comm());
+  if (!served) return served.takeStatus().withContext("answering a device's page request (unified shared memory)");
+  return {};
 }
 
 Status Client::syncDevice(int id) {

@@ -19,6 +19,7 @@
 #include "platform/config.h"
 #include "platform/log.h"
 #include "platform/parse.h"
+#include "service/page_courier.h"
 
 namespace ferry::service::hostpager {
 namespace {
@@ -142,6 +143,7 @@ std::atomic<uint32_t> gAroundPages{1};
 // read: the pages up to the first one the host does not map. One remote iovec per page, as
 // process_vm_readv reports partial transfers per iovec, not per page.
 uint32_t readHost(pid_t host, uint64_t page, uint32_t count, uint8_t* twins) {
+  if (host == kRemoteHost) return courier::readFromHandler(page, count, twins);
   iovec remote[kChunkPages];
   for (uint32_t i = 0; i < count; ++i) remote[i] = {reinterpret_cast<void*>(page + i * kPage), kPage};
   iovec local{twins, count * kPage};
@@ -303,7 +305,13 @@ struct Layouts {
 };
 
 Status readLayouts(pid_t host, Layouts& out) {
-  if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", out.host); !st) return st;
+  if (host == kRemoteHost) {
+    auto maps = courier::link()->maps();
+    if (!maps) return maps.takeStatus();
+    out.host = std::move(*maps);
+  } else if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", out.host); !st) {
+    return st;
+  }
   return readFile("/proc/self/maps", out.self);
 }
 
@@ -369,6 +377,12 @@ Status writeBack(pid_t host, RunStats& stats, bool othersRunning) {
   std::vector<std::pair<uint8_t*, const uint8_t*>> twinsToRefresh;  // twin, its page's copy
   auto flush = [&]() -> Status {
     if (local.empty()) return {};
+    if (host == kRemoteHost) {
+      Status st = courier::link()->write(local, remote);
+      local.clear();
+      remote.clear();
+      return st;
+    }
     ssize_t want = 0;
     for (const iovec& v : local) want += static_cast<ssize_t>(v.iov_len);
     ssize_t n = process_vm_writev(host, local.data(), local.size(), remote.data(), remote.size(), 0);
@@ -449,7 +463,8 @@ void drop() {
 }  // namespace
 
 Status enable(pid_t hostPid, Mode mode) {
-  if (hostPid <= 0 || hostPid == getpid())
+  bool remote = hostPid == kRemoteHost && courier::link();
+  if (!remote && (hostPid <= 0 || hostPid == getpid()))
     return Status(Errc::Internal, "host pager asked to mirror pid " + std::to_string(hostPid));
   Status result;
   std::call_once(gInstalled, [&] {

@@ -39,9 +39,14 @@ enum class Mode : uint8_t {
   Lenient,
 };
 
+// The host reached through service/page_courier's link (MPI), where CMA cannot reach it: on
+// another node, or where the kernel refuses cross-memory attach. Start the courier first.
+inline constexpr pid_t kRemoteHost = -1;
+
 // Prepares this process to page in memory of `hostPid`: the mirror's tables and the fault
 // handler, installed once. Faults the pager does not serve go to the handler installed
-// before it (the crash report). `hostPid` must be a process of this node that CMA reaches.
+// before it (the crash report). `hostPid` is a process of this node that CMA reaches, or
+// kRemoteHost.
 Status enable(pid_t hostPid, Mode mode);
 
 struct RunStats {

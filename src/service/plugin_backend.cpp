@@ -18,6 +18,7 @@
 #include "service/crash_report.h"
 #include "service/host_pager.h"
 #include "service/image_hooks.h"
+#include "service/page_courier.h"
 
 namespace ferry::service {
 namespace {
@@ -59,34 +60,35 @@ void removeStockPluginTempFiles() {
 PluginBackend::PluginBackend(VendorPlugin* plugin, int pluginDeviceId, std::string label)
     : plugin_(plugin), id_(pluginDeviceId), label_(std::move(label)) {}
 
-// The process whose memory kernels dereference under unified_shared_memory, or 0 when that
-// is this process. Only a client on this node can be paged in (with CMA); the errors say so
-// in the requirement's terms.
+// The process whose memory kernels dereference under unified_shared_memory: 0 when that is
+// this process, its pid when CMA reaches it (a rank of this node), else
+// hostpager::kRemoteHost, with its pages carried over MPI (service/page_courier.h).
 static Result<pid_t> usmHostOf(int clientRank) {
-  const char* req = "'#pragma omp requires unified_shared_memory'";
   comm::World* world = comm::World::instance();
-  if (!world) return Status(Errc::Unsupported, std::string(req) + " needs the MPI job the device serves");
+  if (!world)
+    return Status(Errc::Unsupported, "'#pragma omp requires unified_shared_memory' needs the MPI job the device serves");
   if (clientRank == world->rank()) return pid_t{0};
   const comm::PeerInfo& client = world->peer(clientRank);
-  if (client.node != world->self().node)
-    return Status(Errc::Unsupported,
-                  std::string(req) + ": kernels can see the memory of rank " + std::to_string(clientRank) +
-                      " only from a rank of its node, and this rank is on node " + std::to_string(world->self().node) +
-                      ", rank " + std::to_string(clientRank) + " on node " + std::to_string(client.node) +
-                      ". Serve the devices from rank " + std::to_string(clientRank) +
-                      "'s node (FERRY_VIRTUAL_NODES=1), or drop the requirement and map the data");
-  if (!world->cmaEnabled())
-    return Status(Errc::Unsupported, std::string(req) + " needs cross-memory attach between the ranks of a node (" +
-                                         world->cmaReason() + ")");
-  return client.pid;
+  if (client.node == world->self().node && world->cmaEnabled()) return client.pid;
+  log::info(log::Service, "unified shared memory: rank %d's pages come over MPI (%s)", clientRank,
+            client.node != world->self().node ? "it is on another node" : world->cmaReason().c_str());
+  auto link = std::make_unique<comm::PageLink>(world->comm(), clientRank, config().seconds(Knob::Timeout));
+  if (Status st = courier::start(std::move(link)); !st) return st;
+  if (courier::link()->host() != clientRank)
+    return Status(Errc::Unsupported, "unified shared memory: this rank already pages the memory of rank " +
+                                         std::to_string(courier::link()->host()) + ", and one rank pages one client");
+  return hostpager::kRemoteHost;
 }
 
-// Without the requirement: the client whose unmapped memory kernels may be served, or 0.
-// The same clients qualify; where none does, kernels simply fault, so no error is kept.
+// Without the requirement: the client whose unmapped memory kernels may be served, or 0. Only
+// a client CMA reaches: over MPI it would have to answer page requests in every wait of every
+// program. Where none qualifies, kernels simply fault, so no error is kept.
 static pid_t lenientHostOf(int clientRank) {
   if (config().text(Knob::UnmappedAccess) != "serve") return 0;
-  auto host = usmHostOf(clientRank);
-  return host ? *host : 0;
+  comm::World* world = comm::World::instance();
+  if (!world || clientRank == world->rank()) return 0;
+  const comm::PeerInfo& client = world->peer(clientRank);
+  return client.node == world->self().node && world->cmaEnabled() ? client.pid : 0;
 }
 
 Status PluginBackend::init(int64_t requiresFlags, int clientRank, bool canPage) {
