@@ -5,8 +5,9 @@
 
 Runs BUILD_DIR/bin/ferry_usm_sweep alternately with the stock plugin (in-process, the
 host's memory is the kernel's) and under `ferry run -n 2` (a device of rank 1 pages rank
-0's memory in, docs/user-guide.md "Unified shared memory"), the latter with the default
-FERRY_USM_FAULT_AROUND and with 4K (one page per fault). Prints a table, and writes
+0's memory in, docs/user-guide.md "Unified shared memory"): with CMA and the default
+FERRY_USM_FAULT_AROUND, with 4K (one page per fault), and with rank 1 on another virtual
+node (FERRY_VIRTUAL_NODES=2: the pages travel over MPI). Prints a table, and writes
 usm.csv, usm.md and usm.png (the plot needs matplotlib) into OUT_DIR. Each figure is the
 median over the runs of a run's median kernel time."""
 import argparse
@@ -20,6 +21,7 @@ VARIANTS = [  # name, under Ferry?, extra environment
     ("stock", False, {}),
     ("ferry", True, {}),
     ("ferry_4K", True, {"FERRY_USM_FAULT_AROUND": "4K"}),
+    ("ferry_mpi", True, {"FERRY_VIRTUAL_NODES": "2"}),
 ]
 
 
@@ -50,7 +52,8 @@ def main():
                 times.setdefault((name, pattern), []).append(float(row["median_ms"]))
                 info[pattern] = row
     header = ["pattern", "bytes", "stride", "pages_touched", "stock_ms", "ferry_ms", "ferry_4K_ms",
-              "ferry_over_stock", "ferry_us_per_page", "ferry_4K_us_per_page", "fault_around_speedup"]
+              "ferry_over_stock", "ferry_us_per_page", "ferry_4K_us_per_page", "fault_around_speedup",
+              "ferry_mpi_ms", "ferry_mpi_us_per_page"]
     rows = []
     for pattern, row in info.items():
         med = {name: statistics.median(times[(name, pattern)]) for name, _, _ in VARIANTS}
@@ -58,12 +61,15 @@ def main():
         per_page = lambda ms: (ms - med["stock"]) * 1e3 / pages
         rows.append([pattern, row["bytes"], row["stride"], pages, f"{med['stock']:.4f}", f"{med['ferry']:.4f}",
                      f"{med['ferry_4K']:.4f}", f"{med['ferry'] / med['stock']:.1f}", f"{per_page(med['ferry']):.2f}",
-                     f"{per_page(med['ferry_4K']):.2f}", f"{med['ferry_4K'] / med['ferry']:.2f}"])
+                     f"{per_page(med['ferry_4K']):.2f}", f"{med['ferry_4K'] / med['ferry']:.2f}",
+                     f"{med['ferry_mpi']:.4f}", f"{per_page(med['ferry_mpi']):.2f}"])
     with open(os.path.join(a.out, "usm.csv"), "w", newline="") as f:
         csv.writer(f).writerows([header] + rows)
     md = ["| pattern | pages | stock [ms] | Ferry [ms] | Ferry, 4K fault-around [ms] | Ferry / stock | "
-          "Ferry us/page | 4K us/page | fault-around speed-up |", "|" + "---|" * 9]
-    md += [f"| `{r[0]}` | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} | {r[8]} | {r[9]} | {r[10]} |" for r in rows]
+          "Ferry us/page | 4K us/page | fault-around speed-up | Ferry, other node (MPI) [ms] | MPI us/page |",
+          "|" + "---|" * 11]
+    md += [f"| `{r[0]}` | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} | {r[8]} | {r[9]} | {r[10]} | {r[11]} | {r[12]} |"
+           for r in rows]
     with open(os.path.join(a.out, "usm.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
@@ -80,12 +86,13 @@ def plot(rows, path):
         return
     fig, ax = plt.subplots(figsize=(8, 4))
     x = range(len(rows))
-    for k, (col, label) in enumerate([(4, "stock"), (5, "Ferry"), (6, "Ferry, FERRY_USM_FAULT_AROUND=4K")]):
-        ax.bar([i + (k - 1) * 0.27 for i in x], [float(r[col]) for r in rows], width=0.27, label=label)
+    bars = [(4, "stock"), (5, "Ferry"), (6, "Ferry, FERRY_USM_FAULT_AROUND=4K"), (11, "Ferry, other node (MPI)")]
+    for k, (col, label) in enumerate(bars):
+        ax.bar([i + (k - 1.5) * 0.2 for i in x], [float(r[col]) for r in rows], width=0.2, label=label)
     ax.set_xticks(list(x), [r[0] for r in rows], rotation=15)
     ax.set_yscale("log")
     ax.set_ylabel("kernel time [ms], median")
-    ax.set_title("Unified shared memory: one kernel per pattern, device on another rank of the node")
+    ax.set_title("Unified shared memory: one kernel per pattern, device on another rank")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
