@@ -36,6 +36,16 @@ Status cmaLoop(const char* what, pid_t pid, uint64_t remoteAddr, uint8_t* local,
 
 }  // namespace
 
+uint32_t cmaReadPages(pid_t pid, uint64_t page, uint32_t count, uint8_t* out) {
+  constexpr uint64_t kPage = 4096;
+  if (count > kCmaMaxPages) count = kCmaMaxPages;
+  iovec remote[kCmaMaxPages];
+  for (uint32_t i = 0; i < count; ++i) remote[i] = {reinterpret_cast<void*>(page + i * kPage), kPage};
+  iovec local{out, count * kPage};
+  ssize_t n = count ? process_vm_readv(pid, &local, 1, remote, count, 0) : 0;
+  return n <= 0 ? 0 : static_cast<uint32_t>(static_cast<uint64_t>(n) / kPage);
+}
+
 Status cmaRead(pid_t pid, uint64_t remoteAddr, void* local, size_t len) {
   return cmaLoop("process_vm_readv", pid, remoteAddr, static_cast<uint8_t*>(local), len, process_vm_readv);
 }

@@ -15,6 +15,14 @@
 namespace ferry::comm {
 
 Status cmaRead(pid_t pid, uint64_t remoteAddr, void* local, size_t len);
+
+// Page runs, for the unified-shared-memory pager: reads up to `count` (at most
+// kCmaMaxPages) 4 KiB pages of `pid` from `page` on into `out`, and returns how many it read:
+// the pages up to the first one `pid` does not map (one remote iovec per page, since
+// process_vm_readv reports partial transfers per iovec). Async-signal-safe: it allocates
+// nothing, so the pager's fault handler calls it.
+inline constexpr uint32_t kCmaMaxPages = 256;
+uint32_t cmaReadPages(pid_t pid, uint64_t page, uint32_t count, uint8_t* out);
 Status cmaWrite(pid_t pid, uint64_t remoteAddr, const void* local, size_t len);
 
 // Reads `len` bytes at `remoteAddr` in `pid` and compares them with `expected`.

@@ -1,6 +1,5 @@
 #include "comm/page_link.h"
 
-#include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -11,15 +10,18 @@
 #include <deque>
 #include <mutex>
 
+#include "comm/cma.h"
 #include "comm/mpi_check.h"
 #include "comm/wire.h"
 #include "platform/clock.h"
+#include "platform/files.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 
 namespace ferry::comm {
 namespace {
 
+static_assert(kMaxLinkPages <= kCmaMaxPages && kLinkPage == 4096);
 constexpr uint32_t kMagic = 0x31475046;  // "FPG1"
 enum class Op : uint16_t { Read = 1, Write = 2, Maps = 3 };
 
@@ -27,17 +29,6 @@ enum class Op : uint16_t { Read = 1, Write = 2, Maps = 3 };
 std::vector<uint8_t> header(Op op, uint64_t seq) {
   std::vector<uint8_t> out;
   WireWriter(out).put(kMagic).put(static_cast<uint16_t>(op)).put(seq);
-  return out;
-}
-
-std::string readSelfMaps() {
-  std::string out;
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  char buf[16384];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fd);
   return out;
 }
 
@@ -49,11 +40,7 @@ std::vector<uint8_t> answerRead(WireReader& r, std::vector<uint8_t> reply) {
   if (!r.get(page) || !r.get(count) || count > kMaxLinkPages) count = 0;
   size_t at = reply.size();
   reply.resize(at + sizeof(uint32_t) + count * kLinkPage);
-  iovec local{reply.data() + at + sizeof(uint32_t), count * kLinkPage};
-  iovec remote[kMaxLinkPages];
-  for (uint32_t i = 0; i < count; ++i) remote[i] = {reinterpret_cast<void*>(page + i * kLinkPage), kLinkPage};
-  ssize_t n = count ? process_vm_readv(getpid(), &local, 1, remote, count, 0) : 0;
-  uint32_t pages = n > 0 ? static_cast<uint32_t>(static_cast<uint64_t>(n) / kLinkPage) : 0;
+  uint32_t pages = cmaReadPages(getpid(), page, count, reply.data() + at + sizeof(uint32_t));
   std::memcpy(reply.data() + at, &pages, sizeof pages);
   reply.resize(at + sizeof(uint32_t) + pages * kLinkPage);
   return reply;
@@ -140,7 +127,10 @@ Status answerOne(MPI_Comm comm, MPI_Message msg, const MPI_Status& status) {
     case Op::Read: reply = answerRead(r, std::move(reply)); break;
     case Op::Write: reply = answerWrite(r, std::move(reply)); break;
     case Op::Maps: {
-      std::string maps = readSelfMaps();
+      // Left empty if unreadable: the serving rank takes an empty layout for a failure.
+      std::string maps;
+      if (Status st = readTextFile("/proc/self/maps", maps); !st)
+        log::warn(log::Comm, "answering rank %d's page request: %s", status.MPI_SOURCE, st.message().c_str());
       WireWriter(reply).bytes(maps.data(), maps.size());
       break;
     }
@@ -258,6 +248,9 @@ Status PageLink::write(std::span<const iovec> local, std::span<const iovec> remo
 Result<std::string> PageLink::maps() {
   auto reply = call(header(Op::Maps, 0), "reading rank 0's address layout");
   if (!reply) return reply.takeStatus();
+  // Every process maps something: an empty layout is one the host could not read.
+  if (reply->empty())
+    return Status(Errc::Unavailable, "rank " + std::to_string(host_) + " could not read its /proc/self/maps");
   return std::string(reply->begin(), reply->end());
 }
 

@@ -25,7 +25,8 @@ namespace ferry::comm {
 inline constexpr int kPageRequestTag = 6;  // serving rank -> the rank whose memory it pages
 inline constexpr int kPageReplyTag = 7;    // and back
 inline constexpr uint64_t kLinkPage = 4096;
-// Most pages one read asks for: what the pager mirrors at once (FERRY_USM_FAULT_AROUND).
+// Most pages one read asks for: what the pager mirrors at once (FERRY_USM_FAULT_AROUND), and
+// what the host reads with one cmaReadPages.
 inline constexpr uint32_t kMaxLinkPages = 256;
 
 class PageLink {

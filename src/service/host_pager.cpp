@@ -16,7 +16,10 @@
 #include <mutex>
 #include <sstream>
 
+#include "comm/cma.h"
+#include "comm/page_link.h"
 #include "platform/config.h"
+#include "platform/files.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 #include "service/page_courier.h"
@@ -29,6 +32,8 @@ constexpr uint64_t kPage = 4096;
 // time, as the kernel touches pages; the tables cost 5 MiB of reserved address space.
 constexpr uint32_t kSlots = 1u << 18;
 constexpr uint32_t kChunkPages = 256;
+static_assert(kChunkPages <= comm::kCmaMaxPages && kChunkPages <= comm::kMaxLinkPages,
+              "a run of pages is read with one cmaReadPages or one PageLink::read");
 
 enum SlotState : uint32_t { kFree = 0, kFilling = 1, kReady = 2, kFailed = 3 };
 
@@ -140,15 +145,10 @@ uint8_t* twinOf(uint32_t index) {
 std::atomic<uint32_t> gAroundPages{1};
 
 // Reads up to `count` pages of the host from `page` on into `twins`; returns how many it
-// read: the pages up to the first one the host does not map. One remote iovec per page, as
-// process_vm_readv reports partial transfers per iovec, not per page.
+// read: the pages up to the first one the host does not map.
 uint32_t readHost(pid_t host, uint64_t page, uint32_t count, uint8_t* twins) {
   if (host == kRemoteHost) return courier::readFromHandler(page, count, twins);
-  iovec remote[kChunkPages];
-  for (uint32_t i = 0; i < count; ++i) remote[i] = {reinterpret_cast<void*>(page + i * kPage), kPage};
-  iovec local{twins, count * kPage};
-  ssize_t n = process_vm_readv(host, &local, 1, remote, count, 0);
-  return n <= 0 ? 0 : static_cast<uint32_t>(static_cast<uint64_t>(n) / kPage);
+  return comm::cmaReadPages(host, page, count, twins);
 }
 
 // Maps `count` pages from `page` on to the file at `offset`, where this process maps none
@@ -284,17 +284,6 @@ void onFault(int sig, siginfo_t* info, void* context) {
   if (!served) passOn(sig, info, context);
 }
 
-Status readFile(const std::string& path, std::string& out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(Errc::Unavailable, "cannot read " + path + ": " + std::strerror(errno));
-  out.clear();
-  char buf[16384];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fd);
-  return {};
-}
-
 // Both maps as the last check read them: a layout that has not changed needs no new parse
 // and comparison, which leaves the check at two reads per kernel (about 0.1 ms each).
 std::string gCheckedHost, gCheckedSelf;
@@ -309,10 +298,10 @@ Status readLayouts(pid_t host, Layouts& out) {
     auto maps = courier::link()->maps();
     if (!maps) return maps.takeStatus();
     out.host = std::move(*maps);
-  } else if (Status st = readFile("/proc/" + std::to_string(host) + "/maps", out.host); !st) {
+  } else if (Status st = readTextFile("/proc/" + std::to_string(host) + "/maps", out.host); !st) {
     return st;
   }
-  return readFile("/proc/self/maps", out.self);
+  return readTextFile("/proc/self/maps", out.self);
 }
 
 Status checkLayout(Layouts layouts) {
