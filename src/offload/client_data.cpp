@@ -53,20 +53,23 @@ static bool mappedHere(uint64_t addr, uint64_t len) {
 
 Result<int> Client::remoteDeviceHolding(uint64_t addr, uint64_t len, int near, const char* op) const {
   auto remote = [&](int id) { return devices_[id]->entry.rank != world_.rank() && holds(id, addr, len); };
-  int found = remote(near) ? near : -1;
-  for (int id = 0; found < 0 && id < numDevices(); ++id) {
-    if (!remote(id)) continue;
-    for (int other = id + 1; other < numDevices(); ++other)
-      if (remote(other) && !mappedHere(addr, len))
-        return Status(Errc::InvalidArgument,
-                      std::string(op) + " on " + where(near) + ": its host-side address " + hex(addr) +
-                          " is no memory of rank 0 but lies in device memory of both " + where(id) + " and " +
-                          where(other) + ", so which device's bytes are meant is ambiguous; copy between devices "
-                          "with omp_target_memcpy and explicit device numbers");
-    found = id;
+  int found = remote(near) ? near : -1, other = -1;
+  if (found < 0) {
+    for (int id = 0; id < numDevices() && other < 0; ++id) {
+      if (!remote(id)) continue;
+      if (found < 0) found = id;
+      else other = id;
+    }
   }
-  if (found < 0) return -1;
-  return mappedHere(addr, len) ? -1 : found;  // a host buffer may share the numbers of a remote range
+  // A host buffer may share the numbers of a remote range.
+  if (found < 0 || mappedHere(addr, len)) return -1;
+  if (other >= 0)
+    return Status(Errc::InvalidArgument, std::string(op) + " on " + where(near) + ": its host-side address " +
+                                             hex(addr) + " is no memory of rank 0 but lies in device memory of both " +
+                                             where(found) + " and " + where(other) +
+                                             ", so which device's bytes are meant is ambiguous; copy between devices "
+                                             "with omp_target_memcpy and explicit device numbers");
+  return found;
 }
 
 Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
