@@ -169,7 +169,7 @@ Status CommContext::setupNode(const Settings& s) {
   segment_ = std::move(seg.value());
   area_ = NodeArea(segment_.data(), split_.localSize, s.depth, inputSlot, s.chunkSize);
   if (shareLeaders() || (isLeader() && split_.numNodes > 1)) {
-    auto inter = makeInterStage(s.inter, shareLeaders() ? shareComm_ : split_.leaderComm, s.depth);
+    auto inter = makeInterStage(s, shareLeaders() ? shareComm_ : split_.leaderComm);
     if (!inter) return inter.takeStatus();
     inter_ = std::move(inter.value());
   }

@@ -47,16 +47,18 @@ class MpiInterStage final : public InterStage {
 
 }  // namespace
 
-Result<std::unique_ptr<InterStage>> makeInterStage(std::string_view name, MPI_Comm leaderComm, int depth) {
+Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm leaderComm) {
+  std::string_view name = s.inter;
+  int depth = s.depth;
   if (name == "auto") {
-    // Recursive doubling moves log2(nodes) chunks per leader, a ring about two: up to 4
-    // nodes that is no more, and p2p avoids libnbc's per-call buffers (inter_p2p.cpp).
+    // p2p avoids libnbc's per-call buffers (inter_p2p.cpp). Beyond 4 nodes it has not been
+    // measured against the library's MPI_Iallreduce, which may pick better schedules there.
     int leaders = 1;
     MPI_Comm_size(leaderComm, &leaders);
     name = leaders <= kP2pMaxLeaders ? "p2p" : "mpi";
   }
   if (name == "mpi") return std::unique_ptr<InterStage>(new MpiInterStage(leaderComm, depth));
-  if (name == "p2p") return makeP2pInterStage(leaderComm, depth);
+  if (name == "p2p") return makeP2pInterStage(leaderComm, depth, s.halvingMin);
   return Status(Errc::InvalidArgument, "FERRY_COLL_INTER=" + std::string(name) + " names no inter-node backend");
 }
 

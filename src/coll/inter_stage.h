@@ -4,8 +4,9 @@
 // as SHARP through UCC) can take the place of the two here: implement start/test, add a name
 // to FERRY_COLL_INTER's choices and to makeInterStage().
 //   mpi   MPI_Iallreduce over the leaders (the library's algorithm and progress)
-//   p2p   recursive doubling with MPI_Isend/MPI_Irecv into scratch kept per slot, reduced
-//         with Ferry's kernels (inter_p2p.cpp)
+//   p2p   pairwise exchanges with MPI_Isend/MPI_Irecv into scratch kept per slot, reduced
+//         with Ferry's kernels: recursive doubling, or reduce-scatter and allgather from
+//         FERRY_COLL_HALVING_MIN bytes (inter_p2p.cpp, p2p_schedule.h)
 //   auto  p2p for up to 4 nodes, mpi beyond
 #pragma once
 
@@ -16,6 +17,7 @@
 #include <string_view>
 
 #include "coll/reduce_kernels.h"
+#include "coll/settings.h"
 #include "platform/status.h"
 
 namespace ferry::coll {
@@ -42,8 +44,9 @@ class InterStage {
 };
 
 // The backend FERRY_COLL_INTER names, over the leaders' communicator.
-Result<std::unique_ptr<InterStage>> makeInterStage(std::string_view name, MPI_Comm leaderComm, int depth);
-// The recursive-doubling backend (inter_p2p.cpp).
-std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth);
+Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm leaderComm);
+// The p2p backend (inter_p2p.cpp): chunks of at least `halvingMin` bytes are reduced by
+// reduce-scatter and allgather, smaller ones by recursive doubling.
+std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth, uint64_t halvingMin);
 
 }  // namespace ferry::coll

@@ -16,6 +16,7 @@ Settings Settings::fromConfig(const Config& cfg) {
   const std::string& intra = cfg.text(Knob::CollIntra);
   s.intra = intra == "single" ? IntraChoice::Single : intra == "staged" ? IntraChoice::Staged : IntraChoice::Auto;
   s.inter = cfg.text(Knob::CollInter);
+  s.halvingMin = cfg.size(Knob::CollHalvingMin);
   s.allLeaders = cfg.text(Knob::CollLeaders) == "all";
   s.allocMem = cfg.flag(Knob::CollAllocMem);
   s.regCacheBytes = cfg.size(Knob::CollRegCache);
@@ -42,6 +43,7 @@ uint64_t Settings::fingerprint() const {
   mix(static_cast<uint64_t>(depth));
   mix(static_cast<uint64_t>(intra));
   for (char c : inter) mix(static_cast<uint8_t>(c));
+  mix(halvingMin);
   mix(allLeaders ? 1 : 0);
   mix(static_cast<uint64_t>(virtualNodes));
   return h;

@@ -31,6 +31,7 @@ struct Settings {
   int depth = 4;
   IntraChoice intra = IntraChoice::Auto;
   std::string inter = "auto";
+  uint64_t halvingMin = 64 * 1024;  // p2p inter-node stage: reduce-scatter + allgather from here
   bool allLeaders = false;  // FERRY_COLL_LEADERS=all
   bool allocMem = true;
   uint64_t regCacheBytes = 4ull << 30;

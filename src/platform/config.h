@@ -47,6 +47,7 @@ enum class Knob : uint16_t {
   CollDepth,
   CollIntra,
   CollInter,
+  CollHalvingMin,
   CollLeaders,
   CollAllocMem,
   CollRegCache,

@@ -96,8 +96,12 @@ constexpr KnobSpec kKnobTable[] = {
      "a shared segment), or auto (single where the kernel allows it)"},
     {Knob::CollInter, "FERRY_COLL_INTER", KnobType::Enum, "auto", "auto|mpi|p2p", 0, 0, "coll",
      "Inter-node stage of the allreduce, run by one leader per node: mpi (MPI_Iallreduce over the "
-     "leaders), p2p (recursive doubling with MPI_Isend/Irecv into buffers kept per slot, reduced "
-     "by Ferry), or auto (p2p for up to 4 nodes, mpi beyond)"},
+     "leaders), p2p (pairwise MPI_Isend/Irecv into buffers kept per slot, reduced by Ferry; see "
+     "FERRY_COLL_HALVING_MIN), or auto (p2p for up to 4 nodes, mpi beyond)"},
+    {Knob::CollHalvingMin, "FERRY_COLL_HALVING_MIN", KnobType::Size, "64K", nullptr, 0, kNoLimit, "coll",
+     "The p2p inter-node stage reduces chunks of at least this size by reduce-scatter and allgather "
+     "(each leader moves about two chunks and reduces about one) and smaller ones by recursive "
+     "doubling (fewer messages, log2(nodes) chunks moved and reduced). Same result bits either way"},
     {Knob::CollLeaders, "FERRY_COLL_LEADERS", KnobType::Enum, "one", "one|all", 0, 0, "coll",
      "Who runs the inter-node stage: one (the node's leader, on whole chunks) or all (every "
      "node-local rank on its own share of each chunk, with the ranks of the same node-local "
