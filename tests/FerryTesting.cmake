@@ -9,6 +9,11 @@ if(FERRY_MPI_FLAVOR STREQUAL "mpich")
   # MPICH busy-polls; yield on every poll so that 3-4 ranks share 2 cores.
   list(APPEND FERRY_TEST_ENV "MPIR_CVAR_POLLS_BEFORE_YIELD=1")
 endif()
+if(FERRY_MPI_FLAVOR STREQUAL "openmpi")
+  # Ranks start unbound, as `ferry run` starts them: Open MPI would bind 2 ranks to a core
+  # each, and rank 0's OpenMP threads would share one (docs/user-guide.md, "Binding").
+  list(APPEND FERRY_TEST_ENV "OMPI_MCA_hwloc_base_binding_policy=none")
+endif()
 
 # Ranks a multi-rank test may use with this MPI (MPICH is kept small, see README).
 set(FERRY_TEST_MAX_RANKS 4 CACHE STRING "Most ranks a multi-rank test starts")

@@ -30,6 +30,7 @@ NodeTopology discover() {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
     t.boundPus = hwloc_bitmap_weight(set);
+    t.boundCores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_CORE);
     t.bound = t.boundPus > 0 && t.boundPus < t.pus;
     char* text = nullptr;
     hwloc_bitmap_list_asprintf(&text, set);
@@ -39,6 +40,7 @@ NodeTopology discover() {
     }
   }
   if (t.boundPus <= 0) t.boundPus = t.pus;
+  if (t.boundCores <= 0) t.boundCores = t.cores;
   hwloc_bitmap_free(set);
   hwloc_topology_destroy(topo);
   return t;

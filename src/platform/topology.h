@@ -12,6 +12,7 @@ struct NodeTopology {
   int numaNodes = 1;
   uint64_t memoryBytes = 0;  // physical memory on the node
   int boundPus = 0;          // hardware threads this process is bound to
+  int boundCores = 0;        // cores with at least one of them
   bool bound = false;        // bound to a strict subset of the node
   std::string bindingText;   // e.g. "0-1" (hwloc list syntax)
 };

@@ -17,7 +17,9 @@ Command addRunCommand(CLI::App& app) {
   auto pmpi = std::make_shared<bool>(false);
   app.add_option("-n,--np", spec->ranks, "number of ranks (rank 0 runs main, the others serve devices)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--launcher-arg", spec->launcherArgs, "extra argument for the MPI launcher (repeatable)");
+  // One value per occurrence: otherwise the option would swallow the program and its arguments.
+  app.add_option("--launcher-arg", spec->launcherArgs, "extra argument for the MPI launcher (repeatable; one per use)")
+      ->allow_extra_args(false);
   app.add_flag("--dry-run", *dryRun, "print the launcher command instead of running it");
   app.add_flag("--pmpi", *pmpi,
                "preload Ferry's MPI interposer (libferry-pmpi.so): a faster MPI_Allreduce for unmodified MPI "
@@ -39,6 +41,7 @@ Command addRunCommand(CLI::App& app) {
       spec->ranks = 1;
     }
     if (*pmpi) {
+      spec->offload = false;
       auto lib = pmpiLibrary();
       if (!lib) {
         std::fprintf(stderr, "ferry run --pmpi: %s\n", lib.status().message().c_str());

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "platform/log.h"
 #include "platform/topology.h"
@@ -72,6 +74,23 @@ bool underMpiLauncher() {
   return false;
 }
 
+namespace {
+
+// Whether the user placed the ranks themselves: a binding or mapping option passed through,
+// or Open MPI's binding policy set in the environment.
+bool bindingChosen(const std::vector<std::string>& launcherArgs) {
+  if (std::getenv("OMPI_MCA_hwloc_base_binding_policy")) return true;
+  for (const std::string& a : launcherArgs) {
+    std::string_view opt = a;
+    while (opt.starts_with('-')) opt.remove_prefix(1);
+    for (std::string_view name : {"bind-to", "map-by", "rankfile", "rf", "cpu-set", "cpu-list"})
+      if (opt.starts_with(name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
   auto dir = pluginDir();
   if (!dir) return dir.takeStatus();
@@ -95,6 +114,17 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
     if (spec.ranks > nodeTopology().pus) {
       argv.push_back("--oversubscribe");  // Open MPI then yields instead of refusing
       log::info(log::Init, "%d ranks on %d hardware threads: adding --oversubscribe", spec.ranks, nodeTopology().pus);
+    }
+    // Open MPI binds each rank to one core when it starts two ranks or fewer (to a package
+    // beyond). Rank 0's OpenMP threads then share that core: libomp's hidden helper threads,
+    // which run every nowait region, and the program's own parallel regions. With 2 ranks on
+    // 2 cores that made empty nowait regions 17x slower (1,400 against 24,000 per second).
+    // Unless the user places the ranks, they float; serving ranks size their kernels to
+    // their share of the node's cores (platform/topology.h). An MPI program under --pmpi
+    // keeps the launcher's binding: its ranks are alike.
+    if (spec.offload && !bindingChosen(spec.launcherArgs)) {
+      argv.insert(argv.end(), {"--bind-to", "none"});
+      log::info(log::Init, "adding --bind-to none: rank 0's OpenMP threads need more than one core");
     }
     // Local ranks inherit the environment; -x carries it to other nodes too.
     argv.insert(argv.end(), {"-x", "LD_LIBRARY_PATH"});

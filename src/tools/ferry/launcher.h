@@ -24,6 +24,7 @@ struct LaunchSpec {
   std::vector<std::string> launcherArgs;  // passed to mpiexec before the program
   std::vector<std::string> program;       // program and its arguments
   std::vector<std::string> preload;       // libraries for LD_PRELOAD (--pmpi)
+  bool offload = true;  // rank 0 runs main and its OpenMP threads, the others serve devices
 };
 
 // Builds the argv for the MPI launcher and sets up the environment of this process, which
