@@ -9,6 +9,7 @@
 
 #include "offload/bootstrap.h"
 #include "offload/client.h"
+#include "offload/wait_report.h"
 #include "offload/host_image.h"
 #include "platform/clock.h"
 #include "platform/log.h"
@@ -30,11 +31,18 @@ struct Event {
 
 Client& client() { return *Client::instance(); }
 
+// An operation failed: say why, and remember it, so that an abort that follows is told
+// apart from one of the program's own (wait_report.h).
+template <typename... Args>
+void failed(const char* format, Args... args) {
+  noteOffloadFailure();
+  log::error(log::Offload, format, args...);
+}
+
 bool validDevice(int32_t id, const char* op) {
   Client* c = Client::instance();
   if (c && id >= 0 && id < c->numDevices()) return true;
-  log::error(log::Offload, "%s: unknown device %d; this job has %d device(s) (`ferry info` lists them)", op, id,
-             c ? c->numDevices() : 0);
+  failed("%s: unknown device %d; this job has %d device(s) (`ferry info` lists them)", op, id, c ? c->numDevices() : 0);
   return false;
 }
 
@@ -43,7 +51,7 @@ int32_t report(const Status& st, const char* op, int32_t id) {
   // At exit, libomptarget may still run a shared library's declare-target destructors after
   // Ferry has ended MPI; that is expected, not an error worth alarming anyone.
   if (client().isShutDown()) log::info(log::Offload, "%s on %s: %s", op, client().where(id).c_str(), st.message().c_str());
-  else log::error(log::Offload, "%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
+  else failed("%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
   return abi::kOffloadFail;
 }
 
@@ -195,7 +203,7 @@ FERRY_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info* ai) {
   Status st = client().synchronize(*q);
   delete q;
   ai->Queue = nullptr;
-  if (!st) log::error(log::Offload, "synchronize: %s", st.message().c_str());
+  if (!st) failed("synchronize: %s", st.message().c_str());
   return st ? abi::kOffloadSuccess : abi::kOffloadFail;
 }
 
@@ -207,7 +215,7 @@ FERRY_EXPORT int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info* ai) {
   delete q;
   ai->Queue = nullptr;
   if (!done) {
-    log::error(log::Offload, "nowait region: %s", done.status().message().c_str());
+    failed("nowait region: %s", done.status().message().c_str());
     return abi::kOffloadFail;
   }
   return abi::kOffloadSuccess;

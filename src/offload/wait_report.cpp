@@ -18,12 +18,15 @@ std::atomic<const char*> gWhat{nullptr};
 std::atomic<int> gDevice{-1};
 std::vector<std::string>* gWhere = nullptr;
 char gPrefix[256];
-char gAbortNote[512];
+char gAbortAfterFailure[512];
+char gAbortOwn[768];
+std::atomic<bool> gFailed{false};
 
 // Rank 0 dies of the signal it got: the launcher then ends the job (and a serving rank that
 // outlives it notices within FERRY_TIMEOUT), and the job's status reports the crash.
 void onAbort(int sig) {
-  (void)!write(STDERR_FILENO, gAbortNote, std::strlen(gAbortNote));
+  const char* note = gFailed.load() ? gAbortAfterFailure : gAbortOwn;
+  (void)!write(STDERR_FILENO, note, std::strlen(note));
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -53,12 +56,18 @@ void noteWait(const char* what, int device) {
 
 void clearWait() { gWhat.store(nullptr, std::memory_order_relaxed); }
 
+void noteOffloadFailure() { gFailed.store(true); }
+
 void installTerminationReport(const std::string& devices, std::vector<std::string> where) {
   gWhere = new std::vector<std::string>(std::move(where));
   std::snprintf(gPrefix, sizeof gPrefix, "%s", log::linePrefix(log::Level::Error, log::Offload).c_str());
-  std::snprintf(gAbortNote, sizeof gAbortNote,
-                "%srank 0 aborted after the error above; this job has %s (`ferry info` prints the table, "
-                "FERRY_LOG=debug,offload shows each operation)\n",
+  std::snprintf(gAbortAfterFailure, sizeof gAbortAfterFailure,
+                "%srank 0 aborted after the failed offload operation above; this job has %s (`ferry info` prints "
+                "the table, FERRY_LOG=debug,offload shows each operation)\n",
+                gPrefix, devices.c_str());
+  std::snprintf(gAbortOwn, sizeof gAbortOwn,
+                "%srank 0 aborted (SIGABRT), and no offload operation had failed: the program or a library it "
+                "calls aborted (an assert, abort(), or libomptarget on a device number the job lacks: this job has %s)\n",
                 gPrefix, devices.c_str());
   struct sigaction sa {};
   sa.sa_handler = onTermination;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 
@@ -16,12 +17,22 @@ namespace {
 std::atomic<const char*> gActivity{nullptr};
 char gPrefix[256];
 
-void onFatal(int sig) {
-  char line[1024];
+// A kernel that faults on memory most often dereferenced a pointer whose target no map
+// clause gave the device; the address and where to read about it save the user a debugger.
+void onFatal(int sig, siginfo_t* info, void*) {
+  char line[1400];
   const char* what = gActivity.load();
-  int n = std::snprintf(line, sizeof line, "%s%s (signal %d) %s%s\n", gPrefix, strsignal(sig), sig,
-                        what ? "while running " : "while idle", what ? what : "");
-  if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<size_t>(n));
+  bool memory = (sig == SIGSEGV || sig == SIGBUS) && info;
+  bool kernel = what && strncmp(what, "kernel ", 7) == 0;
+  char at[64] = "";
+  if (memory) std::snprintf(at, sizeof at, " at address %p", info->si_addr);
+  int n = std::snprintf(line, sizeof line, "%s%s (signal %d)%s %s%s%s\n", gPrefix, strsignal(sig), sig, at,
+                        what ? "while running " : "while idle", what ? what : "",
+                        memory && kernel ? "; a kernel faults so when it dereferences memory that no map clause "
+                                           "gave the device (docs/user-guide.md, \"Host memory a kernel was never "
+                                           "given\")"
+                                         : "");
+  if (n > 0) (void)!write(STDERR_FILENO, line, std::min(static_cast<size_t>(n), sizeof line - 1));
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -32,7 +43,8 @@ void installCrashReport() {
   std::snprintf(gPrefix, sizeof gPrefix, "%sserving rank crashed: ",
                 log::linePrefix(log::Level::Error, log::Service).c_str());
   struct sigaction sa {};
-  sa.sa_handler = onFatal;
+  sa.sa_sigaction = onFatal;
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
 }

@@ -105,7 +105,7 @@ TEST(CollP2pSchedule, BothAlgorithmsGiveTheTreesBitsOnEveryLeader) {
       }
 }
 
-TEST(CollP2pSchedule, HalvingMovesAndReducesLessThanDoublingFromFourLeaders) {
+TEST(CollP2pSchedule, HalvingSendsUnderTwoChunksAndReducesUnderOne) {
   // Per leader of a power-of-two group: doubling moves and reduces log2(L) chunks; halving
   // moves 2(L-1)/L and reduces (L-1)/L of one.
   const size_t count = 1 << 16, bytes = count * 4;
