@@ -38,8 +38,8 @@ void onTermination(int sig) {
     const char* where = gWhere && device >= 0 && device < static_cast<int>(gWhere->size()) ? (*gWhere)[device].c_str() : "";
     char line[1400];
     int n = std::snprintf(line, sizeof line,
-                          "%sterminated by signal %d while waiting for %s%s%s; the launcher ends the job when a rank "
-                          "dies, so a serving rank has probably failed (see the launcher's message)\n",
+                          "%sterminated by signal %d while waiting for %s%s%s; the launcher sends it when the job "
+                          "is stopped or when a rank has died (its message then says which)\n",
                           gPrefix, sig, what, *where ? " on " : "", where);
     if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<size_t>(n));
   }

@@ -140,6 +140,13 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
   return argv;
 }
 
+namespace {
+volatile sig_atomic_t gLauncher = 0;
+void forwardToLauncher(int sig) {
+  if (gLauncher > 0) kill(static_cast<pid_t>(gLauncher), sig);
+}
+}  // namespace
+
 int runAndMirror(const std::vector<std::string>& argv) {
   pid_t child = fork();
   if (child < 0) {
@@ -151,9 +158,16 @@ int runAndMirror(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());
     _exit(127);
   }
-  // The launcher forwards Ctrl-C and the like to the job itself.
+  // Ctrl-C reaches the launcher too (the terminal signals the whole process group), and the
+  // launcher forwards it to the job. A SIGTERM or SIGHUP sent to this process alone (by
+  // `timeout`, a batch system, `kill PID`) must reach the launcher as well: ignored, it left
+  // the job running.
+  gLauncher = child;
   signal(SIGINT, SIG_IGN);
-  signal(SIGTERM, SIG_IGN);
+  struct sigaction forward {};
+  forward.sa_handler = forwardToLauncher;
+  sigemptyset(&forward.sa_mask);
+  for (int sig : {SIGTERM, SIGHUP}) sigaction(sig, &forward, nullptr);
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
