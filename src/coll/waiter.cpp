@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "platform/clock.h"
+#include "platform/log.h"
 #include "platform/parse.h"
 
 namespace ferry::coll {
@@ -40,11 +41,18 @@ Status Waiter::idle(const std::function<std::string()>& what) {
   if (now < nextPeerCheckNs_) return {};
   nextPeerCheckNs_ = now + kPeerCheckNs;
   if (Status st = checkPeers(what); !st) return st;
+  // Every peer is alive. MPI lets a rank reach a collective as late as it likes (the library
+  // waits for it without limit), so a late rank is not an error: it gets one warning per
+  // call, which names who has not arrived, in case the program is deadlocked.
   double waited = static_cast<double>(now - lastProgressNs_) * 1e-9;
-  if (waited > timeoutSeconds_)
-    return Status(Errc::Timeout, "no progress for " + parse::formatSeconds(waited) + " while waiting " + what() +
-                                     "; a rank of this communicator may be stuck outside the allreduce or "
-                                     "may have left it early; raise FERRY_TIMEOUT if it is only slow");
+  if (waited > timeoutSeconds_ && !warned_) {
+    warned_ = true;
+    log::warn(log::Coll,
+              "no progress for %s while waiting %s; every rank of this node is alive, so this rank keeps "
+              "waiting, as MPI requires: a rank that never reaches the call means the program is deadlocked "
+              "(FERRY_TIMEOUT sets when this is said)",
+              parse::formatSeconds(waited).c_str(), what().c_str());
+  }
   return {};
 }
 

@@ -1,8 +1,9 @@
 // How a pipeline waits for its node peers: it busy-polls for FERRY_SPIN_TIME (not at all
 // when the node's ranks outnumber its cores), then yields but never sleeps (every peer is
-// inside the same call, so a sleeping rank would only leave its core idle), notices within
-// 0.1 s when a peer process has exited, and gives up after FERRY_TIMEOUT without progress
-// instead of hanging, with a message that says what it was waiting for.
+// inside the same call, so a sleeping rank would only leave its core idle), and fails the
+// call within 0.1 s when a peer process has exited. A live peer may be late without limit,
+// as MPI allows: after FERRY_TIMEOUT without progress the wait warns once, naming what it
+// waits for, and goes on.
 #pragma once
 
 #include <sys/types.h>
@@ -24,7 +25,7 @@ class Waiter {
   Waiter(double timeoutSeconds, uint64_t spinNs, const std::vector<pid_t>& peers);
 
   // Call after a poll found nothing to do. `what` describes the awaited event; it is only
-  // called when the wait fails.
+  // called when the wait fails or warns.
   Status idle(const std::function<std::string()>& what);
   // Call after a poll made progress: the timeout counts from the last progress.
   void progressed();
@@ -37,6 +38,7 @@ class Waiter {
   Backoff backoff_;
   uint64_t lastProgressNs_;
   uint64_t nextPeerCheckNs_;
+  bool warned_ = false;
 };
 
 }  // namespace ferry::coll

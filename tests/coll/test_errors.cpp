@@ -1,7 +1,7 @@
-// What the user sees: FERRY_LOG=coll explains each choice; a rank that never joins the
-// call makes the others fail after the timeout (not hang) with a message that says what
-// they waited for and which setting to change; ranks whose settings differ do not
-// deadlock but fall back to the library, with the reason.
+// What the user sees: FERRY_LOG=coll explains each choice; a rank that joins the call late
+// is waited for, as MPI requires, with one warning after the timeout that says who is
+// missing; ranks whose settings differ do not deadlock but fall back to the library, with
+// the reason.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -86,7 +86,9 @@ TEST(CollErrors, FerryLogCollExplainsEachChoice) {
   MPI_Comm_free(&c);
 }
 
-TEST(CollErrors, AMissingRankTimesOutWithAClearMessage) {
+TEST(CollErrors, ALateRankIsWaitedForWithAWarning) {
+  // MPI lets a rank reach a collective as late as it likes: the others wait, warn once after
+  // the timeout (naming who is missing, in case the program is deadlocked), and succeed.
   LogCapture capture("warn");
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
@@ -95,28 +97,27 @@ TEST(CollErrors, AMissingRankTimesOutWithAClearMessage) {
   s.timeoutSeconds = 0.5;
   std::vector<double> in(1000, 1.0), out(1000);
   ASSERT_EQ(allreduceWith(s, in.data(), out.data(), 1000, MPI_DOUBLE, MPI_SUM, c), MPI_SUCCESS);  // sets up
-  // Rank 0 must have a node peer to wait for: alone on its node, it would wait in the
-  // leaders' MPI_Iallreduce instead, which MPI gives no way to abandon cleanly.
+  int ranks = 0;
+  MPI_Comm_size(c, &ranks);
+  // With a node peer, rank 0 waits in Ferry's node stage, whose message names the peer;
+  // alone on its node it waits in the leaders' stage.
   int withPeer = existingContext(c)->localSize() > 1;
   PMPI_Bcast(&withPeer, 1, MPI_INT, 0, c);
-  if (!withPeer) {
-    MPI_Comm_free(&c);
-    GTEST_SKIP() << "rank 0 has no node peer in this layout";
-  }
+  if (rankOf(c) != 0) usleep(1500 * 1000);  // three timeouts late
+  double t0 = nowSeconds();
+  int rc = allreduceWith(s, in.data(), out.data(), 1000, MPI_DOUBLE, MPI_SUM, c);
+  double waited = nowSeconds() - t0;
+  EXPECT_EQ(rc, MPI_SUCCESS) << "a late rank is not an error";
+  for (double v : out) ASSERT_EQ(v, static_cast<double>(ranks));
   if (rankOf(c) == 0) {
-    // Every other rank skips this call.
-    double t0 = nowSeconds();
-    int rc = allreduceWith(s, in.data(), out.data(), 1000, MPI_DOUBLE, MPI_SUM, c);
-    double waited = nowSeconds() - t0;
-    EXPECT_EQ(rc, MPI_ERR_OTHER);
-    EXPECT_GE(waited, 0.5);
-    EXPECT_LT(waited, 5.0) << "the timeout must end the wait";
+    EXPECT_GE(waited, 1.0) << "rank 0 waited for the late ranks";
     std::string log = capture.text();
-    EXPECT_NE(log.find("ERROR coll: allreduce of 7.8 KiB on comm #"), std::string::npos) << log;
-    EXPECT_NE(log.find("(rank 0 of "), std::string::npos) << log;
-    EXPECT_NE(log.find("no progress for"), std::string::npos) << log;
-    EXPECT_NE(log.find("raise FERRY_TIMEOUT"), std::string::npos) << log;
-    EXPECT_NE(log.find("1: not in this call yet"), std::string::npos) << "names the missing node peer: " << log;
+    if (withPeer) {
+      EXPECT_NE(log.find("WARN coll: no progress for"), std::string::npos) << log;
+      EXPECT_NE(log.find("keeps waiting, as MPI requires"), std::string::npos) << log;
+      EXPECT_NE(log.find("1: not in this call yet"), std::string::npos) << "names the late node peer: " << log;
+      EXPECT_EQ(log.find("ERROR"), std::string::npos) << log;
+    }
   }
   PMPI_Barrier(MPI_COMM_WORLD);
   MPI_Comm_free(&c);
