@@ -15,7 +15,8 @@ Command addRunCommand(CLI::App& app) {
   auto spec = std::make_shared<LaunchSpec>();
   auto dryRun = std::make_shared<bool>(false);
   auto pmpi = std::make_shared<bool>(false);
-  app.add_option("-n,--np", spec->ranks, "number of ranks (rank 0 runs main, the others serve devices)")
+  app.add_option("-n,--np", spec->ranks,
+                 "number of ranks (offload: rank 0 runs main, the others serve devices; --pmpi: every rank runs it)")
       ->check(CLI::PositiveNumber);
   // One value per occurrence: otherwise the option would swallow the program and its arguments.
   app.add_option("--launcher-arg", spec->launcherArgs, "extra argument for the MPI launcher (repeatable; one per use)")
