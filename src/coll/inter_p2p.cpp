@@ -52,7 +52,7 @@ class P2pInterStage final : public InterStage {
     op.kernel = r.kernel;
     auto algorithm = op.bytes >= halvingMin_ ? P2pAlgorithm::Halving : P2pAlgorithm::Doubling;
     PlanKey key{count, r.kernel.elemSize, algorithm};
-    if (!(op.planned == key)) {
+    if (op.planned != key) {
       op.steps = planP2pSteps(rank_, size_, count, r.kernel.elemSize, algorithm);
       op.planned = key;
     }

@@ -8,7 +8,7 @@
 //                rank, on its share of c, across the ranks of its node-local index)
 //     deliver    copy the finished c into my receive buffer
 //
-// Each step is a short non-blocking "try"; run() loops over them and waits (with a timeout)
+// Each step is a short non-blocking "try"; run() loops over them and waits (waiter.h)
 // only when none could move. Ranks learn about each other's progress from the monotonic
 // counters in the node's shared segment (node_area.h). Subclasses supply where the data
 // lives; this class supplies the order, the leader's stage and the waiting.
@@ -68,7 +68,7 @@ class Pipeline {
   // Copies chunk `c`'s result out of its result slot into this rank's receive buffer.
   void copyResultOut(size_t c);
   std::string waitingFor() const;
-  // A wait for `cond` on the node's counters, with the waiter's timeout.
+  // A wait for `cond` on the node's counters, through the waiter (dead peers fail it).
   template <typename Cond>
   Status waitUntil(Waiter& waiter, Cond cond);
 

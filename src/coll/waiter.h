@@ -27,7 +27,7 @@ class Waiter {
   // Call after a poll found nothing to do. `what` describes the awaited event; it is only
   // called when the wait fails or warns.
   Status idle(const std::function<std::string()>& what);
-  // Call after a poll made progress: the timeout counts from the last progress.
+  // Call after a poll made progress: the warning's delay counts from the last progress.
   void progressed();
 
  private:

@@ -15,7 +15,8 @@ constexpr KnobSpec kKnobTable[] = {
      "Write log lines to this file instead of stderr; %r becomes the rank, %h the host, %p the pid"},
     {Knob::Timeout, "FERRY_TIMEOUT", KnobType::Duration, "30s", nullptr, 100, 86400000, "comm",
      "Fault-detection timeout: a peer that answers neither requests nor liveness probes for this "
-     "long is declared dead and the job ends with an error"},
+     "long is declared dead and the job ends with an error. In the allreduce, a live rank that is "
+     "late to a call is waited for, as MPI requires, with a warning after this long"},
     {Knob::Heartbeat, "FERRY_HEARTBEAT", KnobType::Duration, "1s", nullptr, 10, 3600000, "comm",
      "While waiting on a peer, probe its liveness this often"},
     {Knob::SpinTime, "FERRY_SPIN_TIME", KnobType::Duration, "50us", nullptr, 0, 10000, "comm",
