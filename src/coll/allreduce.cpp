@@ -130,8 +130,9 @@ int fail(MPI_Comm comm, const CommContext& ctx, uint64_t bytes, const Status& st
   MPI_Comm_rank(comm, &rank);
   log::error(log::Coll, "allreduce of %s on %s (rank %d of %d) failed: %s", parse::formatSize(bytes).c_str(),
              ctx.label().c_str(), rank, ctx.shape().size, st.message().c_str());
-  MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
-  return MPI_ERR_OTHER;
+  int code = st.code() == Errc::InvalidArgument ? MPI_ERR_ARG : MPI_ERR_OTHER;
+  MPI_Comm_call_errhandler(comm, code);
+  return code;
 }
 
 int runFerry(const Settings& s, CommContext& ctx, const CallShape& call, const TypeInfo& ti, OpKind opKind,
@@ -140,6 +141,7 @@ int runFerry(const Settings& s, CommContext& ctx, const CallShape& call, const T
   args.send = static_cast<const uint8_t*>(send == MPI_IN_PLACE ? recv : send);
   args.recv = static_cast<uint8_t*>(recv);
   args.reduce = ReduceOp{reduceKernel(opKind, ti.elem), elemSize(ti.elem)};
+  args.signature = CallSignature{call.bytes, static_cast<uint8_t>(ti.elem), static_cast<uint8_t>(opKind)};
   if (ctx.numNodes() > 1) {
     LibraryReduction lib = libraryReduction(ti.elem, opKind);
     args.inter = InterReduction{lib.type, lib.op, args.reduce};

@@ -203,6 +203,13 @@ void CommContext::decideSpin(const Settings& s) {
   spinNs_ = oversubscribed ? 0 : static_cast<uint64_t>(s.spinSeconds * 1e9);
 }
 
+int CommContext::rankOfLocal(int localRank) const {
+  // Node-local ranks are numbered in rank order (node_split.h).
+  for (size_t r = 0; r < split_.nodeOfRank.size(); ++r)
+    if (split_.nodeOfRank[r] == split_.node && localRank-- == 0) return static_cast<int>(r);
+  return -1;
+}
+
 uint64_t CommContext::beginCall(uint64_t chunks) {
   chunkBase_ = nextChunkBase_;
   nextChunkBase_ += chunks;

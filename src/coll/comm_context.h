@@ -48,6 +48,8 @@ class CommContext {
   int localRank() const { return split_.localRank; }
   int localSize() const { return split_.localSize; }
   bool isLeader() const { return split_.localRank == 0; }
+  // The rank in the communicator of node-local rank `localRank` of this node.
+  int rankOfLocal(int localRank) const;
   // FERRY_COLL_LEADERS=all took effect: every rank runs the inter-node stage on its share.
   bool shareLeaders() const { return shareComm_ != MPI_COMM_NULL; }
   int numNodes() const { return shape_.numNodes; }

@@ -20,6 +20,15 @@ namespace ferry::coll {
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags live in memory shared between processes");
 
+// What one rank passed to one call, as it publishes it to the node: MPI requires the same
+// count, element type and op on every rank, and Ferry checks that within the node.
+struct CallSignature {
+  uint64_t bytes = 0;
+  uint8_t elem = 0;  // coll::Elem
+  uint8_t op = 0;    // coll::OpKind
+  bool operator==(const CallSignature&) const = default;
+};
+
 // One buffer of one call, as its owner publishes it to the node.
 struct BufferDesc {
   uint64_t addr = 0;  // address in the owner
@@ -36,6 +45,10 @@ struct alignas(64) RankLine {
                                     // reduced across nodes
   BufferDesc send;
   BufferDesc recv;
+  // Indexed by call number % 2: a peer can be one call ahead of this rank (the staged path
+  // returns without waiting for the others), never two, so the entry for the call a reader
+  // is in stays put while it reads it.
+  CallSignature signature[2];
 };
 
 struct alignas(64) LeaderLine {

@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "coll/stats.h"
+#include "coll/types.h"
+#include "platform/parse.h"
 
 namespace ferry::coll {
 
@@ -79,12 +81,45 @@ Result<bool> Pipeline::leaderStep() {
   return moved;
 }
 
+namespace {
+
+// "1000 int32 (3.9 KiB) with MPI_SUM"
+std::string describeCall(const CallSignature& s) {
+  Elem e = static_cast<Elem>(s.elem);
+  return std::to_string(s.bytes / elemSize(e)) + " " + elemName(e) + " (" + parse::formatSize(s.bytes) + ") with " +
+         opName(static_cast<OpKind>(s.op));
+}
+
+}  // namespace
+
+// A rank that passed another count would have the others read past the end of its buffers,
+// or wait for chunks it never sends. Once every node peer has posted this call, each one's
+// signature is compared with this rank's; a rank cannot finish a call before every peer
+// has posted it, so the last check, before run() returns, always has them all.
+Status Pipeline::checkSignatures() {
+  if (signaturesChecked_ || area_.lowest(&RankLine::posted) < seq_) return {};
+  signaturesChecked_ = true;
+  const CallSignature& mine = mine_.signature[seq_ % 2];
+  for (int r = 0; r < k_; ++r) {
+    const CallSignature& theirs = area_.line(r).signature[seq_ % 2];
+    if (r == me_ || theirs == mine) continue;
+    return Status(Errc::InvalidArgument,
+                  "node-local rank " + std::to_string(r) + " (rank " + std::to_string(ctx_.rankOfLocal(r)) + " of " +
+                      ctx_.label() + ") passed " + describeCall(theirs) + ", this rank " + describeCall(mine) +
+                      "; MPI requires every rank to pass the same count, datatype and op to MPI_Allreduce: check "
+                      "the arguments of this call on each rank");
+  }
+  return {};
+}
+
 Status Pipeline::run() {
   Waiter waiter(ctx_.timeoutSeconds(), ctx_.spinNs(), ctx_.pids());
   publish();
+  mine_.signature[seq_ % 2] = args_.signature;
   mine_.posted.store(seq_, std::memory_order_release);
   if (Status st = begin(waiter); !st) return st;
   while (!finished()) {
+    if (Status st = checkSignatures(); !st) return st;
     bool moved = false;
     for (auto step : {&Pipeline::stageNext, &Pipeline::reduceNext, &Pipeline::leaderStep, &Pipeline::deliverNext}) {
       auto r = (this->*step)();
@@ -94,6 +129,7 @@ Status Pipeline::run() {
     if (moved) waiter.progressed();
     else if (Status st = waiter.idle([this] { return waitingFor(); }); !st) return st;
   }
+  if (Status st = checkSignatures(); !st) return st;
   mine_.finished.store(seq_, std::memory_order_release);
   return end(waiter);
 }

@@ -31,6 +31,7 @@ struct CallArgs {
   uint8_t* recv = nullptr;
   ReduceOp reduce;
   InterReduction inter;  // what the leaders reduce with across nodes
+  CallSignature signature;
 };
 
 class Pipeline {
@@ -68,6 +69,8 @@ class Pipeline {
   // Copies chunk `c`'s result out of its result slot into this rank's receive buffer.
   void copyResultOut(size_t c);
   std::string waitingFor() const;
+  // Fails the call if a node peer that has posted it passed another count, type or op.
+  Status checkSignatures();
   // A wait for `cond` on the node's counters, through the waiter (dead peers fail it).
   template <typename Cond>
   Status waitUntil(Waiter& waiter, Cond cond);
@@ -89,6 +92,7 @@ class Pipeline {
   bool finished() const;
 
   size_t interStarted_ = 0, interDone_ = 0;
+  bool signaturesChecked_ = false;
 };
 
 template <typename Cond>

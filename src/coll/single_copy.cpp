@@ -93,6 +93,7 @@ bool SingleCopy::recvsInHeap() const {
 Status SingleCopy::begin(Waiter& waiter) {
   if (Status st = waitUntil(waiter, [this] { return area_.lowest(&RankLine::posted) >= seq_; }); !st)
     return st.withContext("waiting for the node's buffer addresses");
+  if (Status st = checkSignatures(); !st) return st;  // before reading peers' buffers at my length
   // Decided from what the ranks published for this call, so that every rank of the node
   // agrees. On one node of two ranks, reading the peer's half costs about what copying the
   // whole chunk out of a slot costs, and measured faster at 256 KiB to 1 MiB; from three

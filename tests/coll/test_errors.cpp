@@ -1,7 +1,8 @@
 // What the user sees: FERRY_LOG=coll explains each choice; a rank that joins the call late
 // is waited for, as MPI requires, with one warning after the timeout that says who is
 // missing; ranks whose settings differ do not deadlock but fall back to the library, with
-// the reason.
+// the reason; ranks of one node that pass different counts, types or ops get an error
+// that says so, instead of a wrong result or a read past a buffer.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -142,6 +143,71 @@ TEST(CollErrors, DifferentSettingsFallBackInsteadOfDeadlocking) {
   EXPECT_NE(capture.text().find("give every rank the same values"), std::string::npos) << capture.text();
   MPI_Comm_free(&c);
 }
+
+struct Mismatch {
+  const char* what;
+  IntraChoice choice;  // forces the path below
+  IntraPath path;
+  int evenCount, oddCount;
+  MPI_Datatype oddType;
+  MPI_Op oddOp;
+  const char* oddText;  // how the message describes an odd rank's call
+};
+
+void PrintTo(const Mismatch& m, std::ostream* os) { *os << m.what; }
+
+class CollMismatch : public ::testing::TestWithParam<Mismatch> {};
+
+TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
+  // Every node of these layouts has an even and an odd rank, so every rank meets the
+  // mismatch in its node and fails; none is left waiting.
+  const Mismatch& m = GetParam();
+  LogCapture capture("warn");
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  Settings s = forcedSettings();
+  s.intra = m.choice;
+  std::vector<int> in(100000, 1), out(in.size(), -7);
+  ASSERT_EQ(allreduceWith(s, in.data(), out.data(), 1000, MPI_INT, MPI_SUM, c), MPI_SUCCESS);  // sets up
+  const CommContext& ctx = *existingContext(c);
+  if (ctx.path() != m.path) {  // the same on every rank
+    MPI_Comm_free(&c);
+    GTEST_SKIP() << "this machine does not allow the same-node path under test: " << ctx.pathReason();
+  }
+  ASSERT_EQ(ctx.pathFor(sizeof(int) * static_cast<size_t>(m.oddCount)), m.path);
+  bool odd = rankOf(c) % 2 == 1;
+  std::fill(out.begin(), out.end(), -7);
+  double t0 = nowSeconds();
+  int rc = odd ? allreduceWith(s, in.data(), out.data(), m.oddCount, m.oddType, m.oddOp, c)
+               : allreduceWith(s, in.data(), out.data(), m.evenCount, MPI_INT, MPI_SUM, c);
+  EXPECT_EQ(rc, MPI_ERR_ARG) << m.what;
+  EXPECT_LT(nowSeconds() - t0, s.timeoutSeconds) << "fails at once, without waiting for a timeout";
+  if (rankOf(c) == 0) {
+    std::string log = capture.text();
+    EXPECT_NE(log.find("node-local rank 1 (rank 1 of comm #"), std::string::npos) << log;
+    EXPECT_NE(log.find(std::string("passed ") + m.oddText + ", this rank"), std::string::npos) << log;
+    EXPECT_NE(log.find("MPI requires every rank to pass the same count, datatype and op"), std::string::npos) << log;
+  }
+  PMPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&c);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, CollMismatch,
+    ::testing::Values(Mismatch{"count, single copy", IntraChoice::Single, IntraPath::Single, 50000, 100000, MPI_INT, MPI_SUM,
+                               "100000 int32 (390.6 KiB) with MPI_SUM"},
+                      Mismatch{"count, staged", IntraChoice::Staged, IntraPath::Staged, 500, 1000, MPI_INT, MPI_SUM,
+                               "1000 int32 (3.9 KiB) with MPI_SUM"},
+                      Mismatch{"type", IntraChoice::Single, IntraPath::Single, 50000, 50000, MPI_FLOAT, MPI_SUM,
+                               "50000 float32 (195.3 KiB) with MPI_SUM"},
+                      Mismatch{"op", IntraChoice::Staged, IntraPath::Staged, 1000, 1000, MPI_INT, MPI_MAX, "1000 int32 (3.9 KiB) with MPI_MAX"}),
+    [](const ::testing::TestParamInfo<Mismatch>& info) {
+      std::string n = info.param.what;
+      for (char& ch : n)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
 
 }  // namespace
 }  // namespace ferry::coll::testing
