@@ -43,6 +43,8 @@ uint64_t commKey(MPI_Comm comm) {
 }
 
 std::string commLabelFor(MPI_Comm comm, const CommContext* ctx) {
+  if (comm == MPI_COMM_NULL) return "MPI_COMM_NULL";  // the library reports the error
+  if (!ctx) ctx = existingContext(comm);  // a call the library ran, on a communicator Ferry knows
   if (ctx) return ctx->label();
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;

@@ -34,13 +34,16 @@ int contextKey() {
   return key;
 }
 
-std::string commLabel(MPI_Comm comm) {
-  static std::atomic<int> counter{0};
+// Numbers for unnamed communicators, so that log lines can tell them apart. The ranks of a
+// communicator agree on its number at set-up (agree()), so that one communicator has one
+// name in every rank's log.
+std::atomic<int64_t> gNextCommNumber{0};
+
+std::string commName(MPI_Comm comm) {
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
   MPI_Comm_get_name(comm, name, &len);
-  int n = counter++;
-  return len > 0 ? std::string(name, static_cast<size_t>(len)) : "comm #" + std::to_string(n);
+  return std::string(name, static_cast<size_t>(len));
 }
 
 }  // namespace
@@ -59,7 +62,9 @@ CommContext::~CommContext() {
 
 std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& s) {
   std::unique_ptr<CommContext> ctx(new CommContext());
-  ctx->label_ = commLabel(comm);
+  ctx->label_ = commName(comm);
+  bool unnamed = ctx->label_.empty();
+  if (unnamed) ctx->label_ = "an unnamed communicator";  // until the ranks agree on its number
   ctx->timeoutSeconds_ = s.timeoutSeconds;
   Status local;
   auto split = comm::splitNodes(comm, s.virtualNodes);
@@ -75,7 +80,7 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
     local = split.takeStatus();
   }
   MPI_Comm_size(comm, &ctx->shape_.size);
-  if (Status st = ctx->agree(comm, s, local); !st) {
+  if (Status st = ctx->agree(comm, s, local, unnamed); !st) {
     ctx->usable_ = false;
     ctx->disabledReason_ = st.message();
     log::warn(log::Coll, "%s: Ferry's allreduce is off for this communicator, the MPI library runs it: %s",
@@ -178,12 +183,17 @@ Status CommContext::setupNode(const Settings& s) {
 
 // One allreduce tells every rank whether set-up worked everywhere, whether the settings
 // agree (ranks that decide differently would deadlock), and the communicator's shape.
-Status CommContext::agree(MPI_Comm comm, const Settings& s, Status local) {
+Status CommContext::agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed) {
   int64_t fp = static_cast<int64_t>(s.fingerprint() >> 2);
-  int64_t mine[5] = {local ? 1 : 0, fp, -fp, split_.localSize, -static_cast<int64_t>(split_.localSize)};
-  int64_t low[5] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 5, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
+  int64_t mine[6] = {local ? 1 : 0, fp, -fp, split_.localSize, -static_cast<int64_t>(split_.localSize),
+                     -gNextCommNumber.load()};
+  int64_t low[6] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 6, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
     return st;
+  // The highest next number of any rank: new to every rank of this communicator.
+  int64_t number = -low[5];
+  gNextCommNumber.store(number + 1);
+  if (unnamed) label_ = "comm #" + std::to_string(number);
   if (!local) return local;
   if (low[0] == 0) return Status(Errc::Unavailable, "set-up failed on another rank of " + label_ + "; its log says why");
   if (low[1] != -low[2])

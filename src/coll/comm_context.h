@@ -41,7 +41,8 @@ class CommContext {
 
   bool usable() const { return usable_; }
   const std::string& disabledReason() const { return disabledReason_; }
-  const std::string& label() const { return label_; }  // "MPI_COMM_WORLD", "comm #3"
+  // Its name (MPI_Comm_set_name), or "comm #3": the same on every rank of it.
+  const std::string& label() const { return label_; }
   const CommShape& shape() const { return shape_; }
   std::string describe() const;
 
@@ -76,7 +77,9 @@ class CommContext {
   Status splitShares(MPI_Comm comm, const Settings& s);
   Status setupNode(const Settings& s);
   Status probeSameNode(const Settings& s);
-  Status agree(MPI_Comm comm, const Settings& s, Status local);
+  // Collective: whether set-up worked everywhere, with the same settings; also numbers an
+  // unnamed communicator the same on every rank.
+  Status agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed);
   void decideSpin(const Settings& s);
 
   bool usable_ = false;

@@ -5,7 +5,9 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "coll/allreduce.h"
 #include "coll/comm_context.h"
 #include "coll_test_util.h"
 
@@ -37,6 +39,39 @@ TEST(AllreduceComms, SplitCommunicators) {
         EXPECT_EQ(checkAgainstLibrary(forcedSettings(), intSum(), count, inPlace, sub, count + scheme), "");
     MPI_Comm_free(&sub);
   }
+}
+
+TEST(AllreduceComms, AnUnnamedCommunicatorHasOneNameOnEveryRank) {
+  // With 3 ranks or more, ranks 0 and 1 set up one more communicator between them than the
+  // others do, so that counting on each rank alone would give the next one different numbers.
+  int rank = worldRank();
+  MPI_Comm part;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : 1, rank, &part), MPI_SUCCESS);
+  std::vector<int> in(70001, 1), out(in.size());
+  for (int i = 0; i < (rank < 2 ? 2 : 1); ++i) {
+    MPI_Comm d;
+    MPI_Comm_dup(part, &d);
+    ASSERT_EQ(allreduceWith(forcedSettings(), in.data(), out.data(), 70001, MPI_INT, MPI_SUM, d), MPI_SUCCESS);
+    MPI_Comm_free(&d);
+  }
+  MPI_Comm all, named;
+  MPI_Comm_dup(MPI_COMM_WORLD, &all);
+  MPI_Comm_dup(MPI_COMM_WORLD, &named);
+  MPI_Comm_set_name(named, "my solver's comm");
+  for (MPI_Comm c : {all, named})
+    ASSERT_EQ(allreduceWith(forcedSettings(), in.data(), out.data(), 70001, MPI_INT, MPI_SUM, c), MPI_SUCCESS);
+  ASSERT_NE(existingContext(all), nullptr);
+  std::string label = existingContext(all)->label();
+  EXPECT_EQ(label.rfind("comm #", 0), 0u) << label;
+  std::vector<char> mine(64, 0), first(64, 0);
+  label.copy(mine.data(), mine.size() - 1);
+  if (rank == 0) first = mine;
+  PMPI_Bcast(first.data(), 64, MPI_CHAR, 0, MPI_COMM_WORLD);
+  EXPECT_STREQ(mine.data(), first.data()) << "rank " << rank << " calls it otherwise than rank 0";
+  EXPECT_EQ(existingContext(named)->label(), "my solver's comm");
+  MPI_Comm_free(&named);
+  MPI_Comm_free(&all);
+  MPI_Comm_free(&part);
 }
 
 TEST(AllreduceComms, DuplicatesGetTheirOwnSetUpAndInterleave) {
