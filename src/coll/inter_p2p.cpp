@@ -13,6 +13,7 @@
 // (each leader moves about two chunks and reduces about one, whatever the node count). The
 // order of reduction is the same either way.
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,20 +28,37 @@ constexpr int kTagBase = 100;  // leaders' communicator is Ferry's own: any tag 
 
 class P2pInterStage final : public InterStage {
  public:
-  P2pInterStage(MPI_Comm comm, int depth, uint64_t halvingMin)
-      : comm_(comm), halvingMin_(halvingMin), ops_(static_cast<size_t>(depth)) {
+  P2pInterStage(MPI_Comm comm, int depth, uint64_t halvingMin, uint64_t maxChunkBytes)
+      : comm_(comm), halvingMin_(halvingMin), maxChunkBytes_(maxChunkBytes), ops_(static_cast<size_t>(depth)) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
   }
 
-  ~P2pInterStage() override {
-    // Requests are left only when a call failed midway; the job is ending then.
-    for (Op& op : ops_)
-      for (MPI_Request& r : op.reqs)
-        if (r != MPI_REQUEST_NULL) {
-          MPI_Cancel(&r);
-          MPI_Request_free(&r);
+  ~P2pInterStage() override { abandon(); }
+
+  // The other leaders posted the same steps of the chunks they started, so most exchanges
+  // in flight complete (with an error where sizes disagree) once progressed: they get a
+  // second. What is left then is cancelled, and its scratch buffer is leaked rather than
+  // freed, since a receive that had matched may still write into it.
+  void abandon() override {
+    double deadline = MPI_Wtime() + 1.0;
+    while (MPI_Wtime() < deadline && anyInFlight())
+      for (Op& op : ops_)
+        for (MPI_Request& r : op.reqs) {
+          int done = 0;
+          if (r != MPI_REQUEST_NULL && MPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) r = MPI_REQUEST_NULL;
         }
+    for (Op& op : ops_) {
+      // A send is left to complete on its own (cancelling sends is deprecated); a receive
+      // is cancelled.
+      if (op.reqs[0] != MPI_REQUEST_NULL) MPI_Request_free(&op.reqs[0]);
+      if (op.reqs[1] != MPI_REQUEST_NULL) {
+        MPI_Cancel(&op.reqs[1]);
+        MPI_Request_free(&op.reqs[1]);
+        (void)op.scratch.release();  // leaked on purpose
+      }
+      op.done = true;
+    }
   }
 
   const char* name() const override { return "p2p"; }
@@ -58,7 +76,7 @@ class P2pInterStage final : public InterStage {
     }
     op.step = 0;
     op.done = op.steps.empty();
-    if (op.scratch.size() < op.bytes) op.scratch.resize(op.bytes);
+    if (!op.scratch) op.scratch.reset(new uint8_t[maxChunkBytes_]);  // untouched until used
     return op.done ? Status() : post(op, slot);
   }
 
@@ -66,10 +84,10 @@ class P2pInterStage final : public InterStage {
     Op& op = ops_[static_cast<size_t>(slot)];
     while (!op.done) {
       int finished = 0;
-      if (Status st = comm::mpiStatus(MPI_Testall(2, op.reqs.data(), &finished, MPI_STATUSES_IGNORE),
-                                      "MPI_Testall(inter-node exchange)", op.steps[op.step].peer);
-          !st)
-        return st;
+      std::array<MPI_Status, 2> statuses;
+      int rc = MPI_Testall(2, op.reqs.data(), &finished, statuses.data());
+      if (rc != MPI_SUCCESS || finished)
+        if (Status st = checkStep(op, rc, statuses); !st) return st;
       if (!finished) return false;
       reduce(op);
       if (++op.step == op.steps.size()) {
@@ -96,7 +114,8 @@ class P2pInterStage final : public InterStage {
     size_t step = 0;
     bool done = true;
     std::array<MPI_Request, 2> reqs = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    std::vector<uint8_t> scratch;  // kept across calls: no fresh pages per chunk
+    // Kept across calls (no fresh pages per chunk), and as large as any chunk (see post()).
+    std::unique_ptr<uint8_t[]> scratch;
   };
 
   Status post(Op& op, int slot) {
@@ -109,9 +128,53 @@ class P2pInterStage final : public InterStage {
           !s)
         return s;
     if (st.recvLen == 0) return {};
-    uint8_t* into = st.reduce ? op.scratch.data() : op.buf + st.recvOff;
-    return comm::mpiStatus(MPI_Irecv(into, static_cast<int>(st.recvLen), MPI_BYTE, st.peer, tag, comm_, &op.reqs[1]),
+    // A reduce step receives into scratch, with room for a whole chunk of any leader: where
+    // the ranks passed different counts (an erroneous program), a partner's message may be
+    // longer than this rank's plan says, and Open MPI 4.1's shared-memory path writes a
+    // truncated message past the end of the receive (checked: 64 of 64 guard bytes
+    // overwritten). checkStep() then sees the length and fails the call. Every chunk's first
+    // step reduces, so the direct receives of later steps only run on plans that agree.
+    bool intoScratch = st.reduce;
+    uint8_t* into = intoScratch ? op.scratch.get() : op.buf + st.recvOff;
+    size_t room = intoScratch ? maxChunkBytes_ : st.recvLen;
+    return comm::mpiStatus(MPI_Irecv(into, static_cast<int>(room), MPI_BYTE, st.peer, tag, comm_, &op.reqs[1]),
                            "MPI_Irecv(inter-node)", st.peer);
+  }
+
+  bool anyInFlight() const {
+    for (const Op& op : ops_)
+      for (MPI_Request r : op.reqs)
+        if (r != MPI_REQUEST_NULL) return true;
+    return false;
+  }
+
+  // A step's messages are as long as the plan says on both sides, unless the ranks passed
+  // different counts (an erroneous program: the plans differ). Then the receive is
+  // truncated, or shorter than expected; either way the call fails and says why, instead of
+  // reducing a partial chunk. Peers are node numbers: leaders are numbered as their nodes.
+  Status checkStep(const Op& op, int rc, const std::array<MPI_Status, 2>& statuses) const {
+    const P2pStep& st = op.steps[op.step];
+    int got = static_cast<int>(st.recvLen);
+    if (rc == MPI_ERR_IN_STATUS) {
+      for (const MPI_Status& s : statuses) {
+        if (s.MPI_ERROR == MPI_SUCCESS || s.MPI_ERROR == MPI_ERR_PENDING) continue;
+        int cls = 0;
+        MPI_Error_class(s.MPI_ERROR, &cls);
+        if (cls != MPI_ERR_TRUNCATE) return comm::mpiStatus(s.MPI_ERROR, "inter-node exchange", st.peer);
+        got = -1;  // more than expected
+      }
+    } else if (rc != MPI_SUCCESS) {
+      return comm::mpiStatus(rc, "MPI_Testall(inter-node exchange)", st.peer);
+    } else if (st.recvLen > 0) {
+      MPI_Get_count(&statuses[1], MPI_BYTE, &got);
+    }
+    if (got == static_cast<int>(st.recvLen)) return {};
+    return Status(Errc::InvalidArgument,
+                  "the leader of node " + std::to_string(st.peer) + " sent " +
+                      (got < 0 ? "more than the " + std::to_string(st.recvLen) + " bytes this rank expected"
+                               : std::to_string(got) + " bytes where this rank expected " + std::to_string(st.recvLen)) +
+                      " in a step of the leaders' exchange: the ranks passed different counts, datatypes or ops to "
+                      "this call, which MPI requires to be the same on every rank");
   }
 
   // After a step's messages: fold the partner's partial in, the lower rank's first.
@@ -120,20 +183,22 @@ class P2pInterStage final : public InterStage {
     if (!st.reduce) return;
     uint8_t* mine = op.buf + st.recvOff;
     size_t n = st.recvLen / op.kernel.elemSize;
-    if (st.peer < rank_) op.kernel.fn(mine, op.scratch.data(), mine, n);
-    else op.kernel.fn(mine, mine, op.scratch.data(), n);
+    if (st.peer < rank_) op.kernel.fn(mine, op.scratch.get(), mine, n);
+    else op.kernel.fn(mine, mine, op.scratch.get(), n);
   }
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   uint64_t halvingMin_;
+  uint64_t maxChunkBytes_;  // no leader's chunk is larger: FERRY_COLL_CHUNK_SIZE is agreed
   std::vector<Op> ops_;
 };
 
 }  // namespace
 
-std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth, uint64_t halvingMin) {
-  return std::make_unique<P2pInterStage>(leaderComm, depth, halvingMin);
+std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth, uint64_t halvingMin,
+                                              uint64_t maxChunkBytes) {
+  return std::make_unique<P2pInterStage>(leaderComm, depth, halvingMin, maxChunkBytes);
 }
 
 }  // namespace ferry::coll

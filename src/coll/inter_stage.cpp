@@ -1,5 +1,6 @@
 #include "coll/inter_stage.h"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <vector>
@@ -58,7 +59,7 @@ Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm l
     name = leaders <= kP2pMaxLeaders ? "p2p" : "mpi";
   }
   if (name == "mpi") return std::unique_ptr<InterStage>(new MpiInterStage(leaderComm, depth));
-  if (name == "p2p") return makeP2pInterStage(leaderComm, depth, s.halvingMin);
+  if (name == "p2p") return makeP2pInterStage(leaderComm, depth, s.halvingMin, std::max<uint64_t>(s.chunkSize, 64));
   return Status(Errc::InvalidArgument, "FERRY_COLL_INTER=" + std::string(name) + " names no inter-node backend");
 }
 

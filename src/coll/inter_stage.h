@@ -41,12 +41,18 @@ class InterStage {
   // Makes progress; true once the operation in `slot` has finished and its result is in the
   // buffer, and from then on until the slot is started again.
   virtual Result<bool> test(int slot) = 0;
+  // After a call failed: settle what is still in flight, so that no message lands in a
+  // buffer after the call has returned. MPI_Iallreduce cannot be cancelled: the default
+  // leaves it to finish as the other leaders progress it.
+  virtual void abandon() {}
 };
 
 // The backend FERRY_COLL_INTER names, over the leaders' communicator.
 Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm leaderComm);
 // The p2p backend (inter_p2p.cpp): chunks of at least `halvingMin` bytes are reduced by
 // reduce-scatter and allgather, smaller ones by recursive doubling.
-std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth, uint64_t halvingMin);
+// `maxChunkBytes` bounds every leader's chunk (FERRY_COLL_CHUNK_SIZE).
+std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth, uint64_t halvingMin,
+                                              uint64_t maxChunkBytes);
 
 }  // namespace ferry::coll

@@ -43,6 +43,7 @@ struct alignas(64) RankLine {
   std::atomic<uint64_t> finished;   // last call this rank is completely done with
   std::atomic<uint64_t> interDone;  // FERRY_COLL_LEADERS=all: chunks whose share this rank
                                     // reduced across nodes
+  std::atomic<uint64_t> failed;     // last call this rank failed: its peers fail it too
   BufferDesc send;
   BufferDesc recv;
   // Indexed by call number % 2: a peer can be one call ahead of this rank (the staged path

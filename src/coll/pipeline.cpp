@@ -112,8 +112,26 @@ Status Pipeline::checkSignatures() {
   return {};
 }
 
+Status Pipeline::checkPeersFailed() const {
+  for (int r = 0; r < k_; ++r)
+    if (r != me_ && area_.line(r).failed.load(std::memory_order_acquire) == seq_)
+      return Status(Errc::Unavailable, "node-local rank " + std::to_string(r) + " (rank " +
+                                           std::to_string(ctx_.rankOfLocal(r)) + " of " + ctx_.label() +
+                                           ") failed this call, so this rank cannot finish it; that rank's error "
+                                           "says why");
+  return {};
+}
+
 Status Pipeline::run() {
   Waiter waiter(ctx_.timeoutSeconds(), ctx_.spinNs(), ctx_.pids());
+  Status st = runSteps(waiter);
+  if (st) return st;
+  if (ctx_.inter()) ctx_.inter()->abandon();
+  mine_.failed.store(seq_, std::memory_order_release);
+  return st;
+}
+
+Status Pipeline::runSteps(Waiter& waiter) {
   publish();
   mine_.signature[seq_ % 2] = args_.signature;
   mine_.posted.store(seq_, std::memory_order_release);
@@ -126,8 +144,12 @@ Status Pipeline::run() {
       if (!r) return r.takeStatus();
       moved = moved || *r;
     }
-    if (moved) waiter.progressed();
-    else if (Status st = waiter.idle([this] { return waitingFor(); }); !st) return st;
+    if (moved) {
+      waiter.progressed();
+      continue;
+    }
+    if (Status st = checkPeersFailed(); !st) return st;
+    if (Status st = waiter.idle([this] { return waitingFor(); }); !st) return st;
   }
   if (Status st = checkSignatures(); !st) return st;
   mine_.finished.store(seq_, std::memory_order_release);

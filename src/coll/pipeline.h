@@ -71,6 +71,9 @@ class Pipeline {
   std::string waitingFor() const;
   // Fails the call if a node peer that has posted it passed another count, type or op.
   Status checkSignatures();
+  // Fails the call if a node peer failed it: its chunks will never come (a leader whose
+  // inter-node stage failed, say).
+  Status checkPeersFailed() const;
   // A wait for `cond` on the node's counters, through the waiter (dead peers fail it).
   template <typename Cond>
   Status waitUntil(Waiter& waiter, Cond cond);
@@ -85,6 +88,7 @@ class Pipeline {
   size_t nextStage_ = 0, nextReduce_ = 0, nextDeliver_ = 0;
 
  private:
+  Status runSteps(Waiter& waiter);
   Result<bool> leaderStep();
   bool interReady(size_t c) const;
   Status startInter(size_t c, int slot);
@@ -97,8 +101,10 @@ class Pipeline {
 
 template <typename Cond>
 Status Pipeline::waitUntil(Waiter& waiter, Cond cond) {
-  while (!cond())
+  while (!cond()) {
+    if (Status st = checkPeersFailed(); !st) return st;
     if (Status st = waiter.idle([this] { return waitingFor(); }); !st) return st;
+  }
   waiter.progressed();
   return {};
 }

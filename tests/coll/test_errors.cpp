@@ -144,14 +144,19 @@ TEST(CollErrors, DifferentSettingsFallBackInsteadOfDeadlocking) {
   MPI_Comm_free(&c);
 }
 
+// Which ranks pass the other arguments: the odd ones (a peer on the same node, in these
+// layouts), or those of every node but rank 0's (only the leaders meet each other's).
+enum class Who : uint8_t { OddRanks, OtherNodes };
+
 struct Mismatch {
   const char* what;
+  Who who;
   IntraChoice choice;  // forces the path below
   IntraPath path;
-  int evenCount, oddCount;
-  MPI_Datatype oddType;
-  MPI_Op oddOp;
-  const char* oddText;  // how the message describes an odd rank's call
+  int count, otherCount;
+  MPI_Datatype otherType;
+  MPI_Op otherOp;
+  const char* rank0Says;  // what rank 0's error says
 };
 
 void PrintTo(const Mismatch& m, std::ostream* os) { *os << m.what; }
@@ -159,8 +164,9 @@ void PrintTo(const Mismatch& m, std::ostream* os) { *os << m.what; }
 class CollMismatch : public ::testing::TestWithParam<Mismatch> {};
 
 TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
-  // Every node of these layouts has an even and an odd rank, so every rank meets the
-  // mismatch in its node and fails; none is left waiting.
+  // Every node of these layouts has an even and an odd rank. Every rank fails the call at
+  // once: it meets the mismatch itself, or its node's leader did and says so; none is left
+  // waiting.
   const Mismatch& m = GetParam();
   LogCapture capture("warn");
   MPI_Comm c;
@@ -168,26 +174,36 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   Settings s = forcedSettings();
   s.intra = m.choice;
+  s.inter = "p2p";
   std::vector<int> in(100000, 1), out(in.size(), -7);
   ASSERT_EQ(allreduceWith(s, in.data(), out.data(), 1000, MPI_INT, MPI_SUM, c), MPI_SUCCESS);  // sets up
   const CommContext& ctx = *existingContext(c);
-  if (ctx.path() != m.path) {  // the same on every rank
+  if (ctx.path() != m.path || (m.who == Who::OtherNodes && ctx.numNodes() == 1)) {  // the same on every rank
     MPI_Comm_free(&c);
-    GTEST_SKIP() << "this machine does not allow the same-node path under test: " << ctx.pathReason();
+    GTEST_SKIP() << (ctx.numNodes() == 1 ? std::string("one node: no leaders' exchange to test")
+                                         : "this machine does not allow the same-node path under test: " +
+                                               ctx.pathReason());
   }
-  ASSERT_EQ(ctx.pathFor(sizeof(int) * static_cast<size_t>(m.oddCount)), m.path);
-  bool odd = rankOf(c) % 2 == 1;
+  ASSERT_EQ(ctx.pathFor(sizeof(int) * static_cast<size_t>(m.otherCount)), m.path);
+  bool other = m.who == Who::OddRanks ? rankOf(c) % 2 == 1 : ctx.rankOfLocal(0) != 0;
   std::fill(out.begin(), out.end(), -7);
   double t0 = nowSeconds();
-  int rc = odd ? allreduceWith(s, in.data(), out.data(), m.oddCount, m.oddType, m.oddOp, c)
-               : allreduceWith(s, in.data(), out.data(), m.evenCount, MPI_INT, MPI_SUM, c);
-  EXPECT_EQ(rc, MPI_ERR_ARG) << m.what;
+  int rc = other ? allreduceWith(s, in.data(), out.data(), m.otherCount, m.otherType, m.otherOp, c)
+                 : allreduceWith(s, in.data(), out.data(), m.count, MPI_INT, MPI_SUM, c);
+  // The ranks that found the mismatch say MPI_ERR_ARG; their node peers, whose leader did,
+  // MPI_ERR_OTHER.
+  EXPECT_EQ(rc, m.who == Who::OddRanks || ctx.isLeader() ? MPI_ERR_ARG : MPI_ERR_OTHER) << m.what;
   EXPECT_LT(nowSeconds() - t0, s.timeoutSeconds) << "fails at once, without waiting for a timeout";
+  std::string log = capture.text();
   if (rankOf(c) == 0) {
-    std::string log = capture.text();
-    EXPECT_NE(log.find("node-local rank 1 (rank 1 of comm #"), std::string::npos) << log;
-    EXPECT_NE(log.find(std::string("passed ") + m.oddText + ", this rank"), std::string::npos) << log;
-    EXPECT_NE(log.find("MPI requires every rank to pass the same count, datatype and op"), std::string::npos) << log;
+    if (m.who == Who::OddRanks) {
+      EXPECT_NE(log.find("node-local rank 1 (rank 1 of comm #"), std::string::npos) << log;
+    }
+    EXPECT_NE(log.find(m.rank0Says), std::string::npos) << log;
+    EXPECT_NE(log.find("MPI requires"), std::string::npos) << log;
+  } else if (!ctx.isLeader() && m.who == Who::OtherNodes) {
+    EXPECT_NE(log.find("(rank " + std::to_string(ctx.rankOfLocal(0)) + " of comm #"), std::string::npos) << log;
+    EXPECT_NE(log.find("failed this call, so this rank cannot finish it"), std::string::npos) << log;
   }
   PMPI_Barrier(MPI_COMM_WORLD);
   MPI_Comm_free(&c);
@@ -195,13 +211,16 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kinds, CollMismatch,
-    ::testing::Values(Mismatch{"count, single copy", IntraChoice::Single, IntraPath::Single, 50000, 100000, MPI_INT, MPI_SUM,
-                               "100000 int32 (390.6 KiB) with MPI_SUM"},
-                      Mismatch{"count, staged", IntraChoice::Staged, IntraPath::Staged, 500, 1000, MPI_INT, MPI_SUM,
-                               "1000 int32 (3.9 KiB) with MPI_SUM"},
-                      Mismatch{"type", IntraChoice::Single, IntraPath::Single, 50000, 50000, MPI_FLOAT, MPI_SUM,
-                               "50000 float32 (195.3 KiB) with MPI_SUM"},
-                      Mismatch{"op", IntraChoice::Staged, IntraPath::Staged, 1000, 1000, MPI_INT, MPI_MAX, "1000 int32 (3.9 KiB) with MPI_MAX"}),
+    ::testing::Values(Mismatch{"count, single copy", Who::OddRanks, IntraChoice::Single, IntraPath::Single, 50000,
+                               100000, MPI_INT, MPI_SUM, "passed 100000 int32 (390.6 KiB) with MPI_SUM, this rank"},
+                      Mismatch{"count, staged", Who::OddRanks, IntraChoice::Staged, IntraPath::Staged, 500, 1000,
+                               MPI_INT, MPI_SUM, "passed 1000 int32 (3.9 KiB) with MPI_SUM, this rank"},
+                      Mismatch{"type", Who::OddRanks, IntraChoice::Single, IntraPath::Single, 50000, 50000, MPI_FLOAT,
+                               MPI_SUM, "passed 50000 float32 (195.3 KiB) with MPI_SUM, this rank"},
+                      Mismatch{"op", Who::OddRanks, IntraChoice::Staged, IntraPath::Staged, 1000, 1000, MPI_INT,
+                               MPI_MAX, "passed 1000 int32 (3.9 KiB) with MPI_MAX, this rank"},
+                      Mismatch{"count, across nodes", Who::OtherNodes, IntraChoice::Single, IntraPath::Single, 50000,
+                               100000, MPI_INT, MPI_SUM, "the leader of node 1 sent 49984 bytes where this rank expected 32768"}),
     [](const ::testing::TestParamInfo<Mismatch>& info) {
       std::string n = info.param.what;
       for (char& ch : n)
