@@ -149,9 +149,10 @@ class P2pInterStage final : public InterStage {
   }
 
   // A step's messages are as long as the plan says on both sides, unless the ranks passed
-  // different counts (an erroneous program: the plans differ). Then the receive is
-  // truncated, or shorter than expected; either way the call fails and says why, instead of
-  // reducing a partial chunk. Peers are node numbers: leaders are numbered as their nodes.
+  // different counts (an erroneous program: the plans differ). Then a message is longer
+  // or shorter than expected (longer ones fit: see post(); a truncated one is reported
+  // too); either way the call fails and says why, instead of reducing a partial chunk.
+  // Peers are node numbers: leaders are numbered as their nodes.
   Status checkStep(const Op& op, int rc, const std::array<MPI_Status, 2>& statuses) const {
     const P2pStep& st = op.steps[op.step];
     int got = static_cast<int>(st.recvLen);

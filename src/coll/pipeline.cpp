@@ -126,8 +126,8 @@ Status Pipeline::run() {
   Waiter waiter(ctx_.timeoutSeconds(), ctx_.spinNs(), ctx_.pids());
   Status st = runSteps(waiter);
   if (st) return st;
+  mine_.failed.store(seq_, std::memory_order_release);  // first: node peers stop waiting
   if (ctx_.inter()) ctx_.inter()->abandon();
-  mine_.failed.store(seq_, std::memory_order_release);
   return st;
 }
 
