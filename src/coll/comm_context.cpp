@@ -190,9 +190,12 @@ Status CommContext::agree(MPI_Comm comm, const Settings& s, Status local, bool u
   int64_t low[6] = {};
   if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 6, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
     return st;
-  // The highest next number of any rank: new to every rank of this communicator.
+  // The highest next number of any rank: new to every rank of this communicator. Raised,
+  // never lowered: another thread may set up another communicator meanwhile.
   int64_t number = -low[5];
-  gNextCommNumber.store(number + 1);
+  int64_t seen = gNextCommNumber.load();
+  while (seen <= number && !gNextCommNumber.compare_exchange_weak(seen, number + 1)) {
+  }
   if (unnamed) label_ = "comm #" + std::to_string(number);
   if (!local) return local;
   if (low[0] == 0) return Status(Errc::Unavailable, "set-up failed on another rank of " + label_ + "; its log says why");
