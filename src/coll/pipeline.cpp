@@ -92,6 +92,12 @@ std::string describeCall(const CallSignature& s) {
 
 }  // namespace
 
+// "node-local rank 1 (rank 3 of comm #2)": how errors name a node peer.
+std::string Pipeline::peerName(int r) const {
+  return "node-local rank " + std::to_string(r) + " (rank " + std::to_string(ctx_.rankOfLocal(r)) + " of " +
+         ctx_.label() + ")";
+}
+
 // A rank that passed another count would have the others read past the end of its buffers,
 // or wait for chunks it never sends. Once every node peer has posted this call, each one's
 // signature is compared with this rank's; a rank cannot finish a call before every peer
@@ -104,8 +110,7 @@ Status Pipeline::checkSignatures() {
     const CallSignature& theirs = area_.line(r).signature[seq_ % 2];
     if (r == me_ || theirs == mine) continue;
     return Status(Errc::InvalidArgument,
-                  "node-local rank " + std::to_string(r) + " (rank " + std::to_string(ctx_.rankOfLocal(r)) + " of " +
-                      ctx_.label() + ") passed " + describeCall(theirs) + ", this rank " + describeCall(mine) +
+                  peerName(r) + " passed " + describeCall(theirs) + ", this rank " + describeCall(mine) +
                       "; MPI requires every rank to pass the same count, datatype and op to MPI_Allreduce: check "
                       "the arguments of this call on each rank");
   }
@@ -115,10 +120,8 @@ Status Pipeline::checkSignatures() {
 Status Pipeline::checkPeersFailed() const {
   for (int r = 0; r < k_; ++r)
     if (r != me_ && area_.line(r).failed.load(std::memory_order_acquire) == seq_)
-      return Status(Errc::Unavailable, "node-local rank " + std::to_string(r) + " (rank " +
-                                           std::to_string(ctx_.rankOfLocal(r)) + " of " + ctx_.label() +
-                                           ") failed this call, so this rank cannot finish it; that rank's error "
-                                           "says why");
+      return Status(Errc::Unavailable,
+                    peerName(r) + " failed this call, so this rank cannot finish it; that rank's error says why");
   return {};
 }
 

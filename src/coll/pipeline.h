@@ -69,6 +69,7 @@ class Pipeline {
   // Copies chunk `c`'s result out of its result slot into this rank's receive buffer.
   void copyResultOut(size_t c);
   std::string waitingFor() const;
+  std::string peerName(int localRank) const;
   // Fails the call if a node peer that has posted it passed another count, type or op.
   Status checkSignatures();
   // Fails the call if a node peer failed it: its chunks will never come (a leader whose

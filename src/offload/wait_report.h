@@ -16,8 +16,9 @@ void noteOffloadFailure();
 // Installs SIGTERM/SIGINT/SIGHUP handlers that print the last noted wait, and a SIGABRT
 // handler that recalls the device table after a failed operation (libomptarget aborts then)
 // or says that no operation failed (the program's own assert or abort), then die of the
-// same signal so that the exit status still tells the launcher what happened. `devices` summarises the table, e.g. "2 devices (0-1) on ranks 1-2";
-// `where` holds, per device, "device 0 (rank 1, host n1)".
+// same signal so that the exit status still tells the launcher what happened. `devices`
+// summarises the table, e.g. "2 devices (0-1) on ranks 1-2"; `where` holds, per device,
+// "device 0 (rank 1, host n1)".
 void installTerminationReport(const std::string& devices, std::vector<std::string> where);
 
 }  // namespace ferry::offload
