@@ -85,7 +85,9 @@ TEST(CollSelect, ChunksAllowOverlapAcrossNodes) {
   Settings s;
   s.chunkSize = 512 * 1024;
   EXPECT_EQ(chunkBytes(s, 1 << 20, shape(4, 1, 4, 4)), 512u * 1024) << "one node: the largest chunk";
-  EXPECT_EQ(chunkBytes(s, 1 << 20, shape(4, 2, 2, 2)), 256u * 1024) << "several nodes: at least four chunks";
+  EXPECT_EQ(chunkBytes(s, 1 << 20, shape(4, 2, 2, 2)), 512u * 1024) << "several nodes: at least two chunks";
+  EXPECT_EQ(chunkBytes(s, 4 << 20, shape(4, 2, 2, 2)), 512u * 1024) << "and none above FERRY_COLL_CHUNK_SIZE";
+  EXPECT_EQ(chunkBytes(s, 256 * 1024, shape(4, 2, 2, 2)), 128u * 1024);
   EXPECT_EQ(chunkBytes(s, 100 * 1024, shape(4, 2, 2, 2)), 64u * 1024) << "but no chunk below 64 KiB";
   EXPECT_EQ(chunkBytes(s, 1000, shape(4, 2, 2, 2)), 1000u);
 }
