@@ -10,10 +10,10 @@ namespace {
 constexpr uint64_t kMinChunk = 64 * 1024;
 // Two chunks already let the leaders' exchange of one overlap the node's reduction of the
 // other. More, smaller chunks cost more than they overlap: each one is two exchanges between
-// the leaders (reduce-scatter, allgather), and on a core shared by two ranks of a node each
-// exchange of a 32 KiB half took 18 us whatever its size, against 3 us for the copy itself
-// (traced; with 4 ranks on 2 virtual nodes, two chunks instead of four took 256 KiB-1 MiB
-// from 1.0-1.2x to 1.1-1.4x of the library).
+// the leaders (reduce-scatter, allgather), and on a core shared by two ranks of a node an
+// exchange of a 64 KiB half took 18 us, of which the copy is 3 us (traced; with 4 ranks on 2
+// virtual nodes, two chunks instead of four took 256 KiB-1 MiB from 0.97-1.26x of the
+// library to 1.07-1.41x; docs/collectives.md, "Chunks across nodes").
 constexpr uint64_t kChunksForOverlap = 2;
 
 std::string shapeText(const CommShape& c) {
