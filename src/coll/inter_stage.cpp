@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/plan.h"
 #include "comm/mpi_check.h"
 
 namespace ferry::coll {
@@ -59,7 +60,9 @@ Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm l
     name = leaders <= kP2pMaxLeaders ? "p2p" : "mpi";
   }
   if (name == "mpi") return std::unique_ptr<InterStage>(new MpiInterStage(leaderComm, depth));
-  if (name == "p2p") return makeP2pInterStage(leaderComm, depth, s.halvingMin, std::max<uint64_t>(s.chunkSize, 64));
+  // No chunk is larger than FERRY_COLL_CHUNK_SIZE, except that none is smaller than one plan unit.
+  if (name == "p2p")
+    return makeP2pInterStage(leaderComm, depth, s.halvingMin, std::max<uint64_t>(s.chunkSize, Plan::kUnitBytes));
   return Status(Errc::InvalidArgument, "FERRY_COLL_INTER=" + std::string(name) + " names no inter-node backend");
 }
 

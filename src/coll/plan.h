@@ -16,12 +16,15 @@ struct Range {
 
 class Plan {
  public:
+  // Shares start on boundaries of this many bytes so that two ranks never write one cache
+  // line; chunks are whole units so that this holds in every chunk. A chunk is therefore
+  // never smaller than one unit, whatever chunk size it is asked for.
+  static constexpr size_t kUnitBytes = 64;
+
   Plan(size_t count, size_t elemSize, size_t chunkBytes, int localSize)
       : count_(count),
         elemSize_(elemSize),
-        // Shares start on 64-byte boundaries so that two ranks never write one cache line;
-        // chunks are whole units so that this holds in every chunk.
-        unitElems_(std::max<size_t>(1, 64 / elemSize)),
+        unitElems_(std::max<size_t>(1, kUnitBytes / elemSize)),
         chunkElems_(std::max(unitElems_, chunkBytes / elemSize / unitElems_ * unitElems_)),
         localSize_(static_cast<size_t>(localSize)) {}
 
