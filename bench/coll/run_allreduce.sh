@@ -36,8 +36,8 @@ if [[ ${COLL_LAYOUTS:-} == many ]]; then
     "np16_vnodes2|16|FERRY_VIRTUAL_NODES=2|"
     "np16_vnodes4|16|FERRY_VIRTUAL_NODES=4|"
     "np16_vnodes4_shared|16|FERRY_VIRTUAL_NODES=4|--buffers shared"
-    "np8_vnodes2_all|8|FERRY_VIRTUAL_NODES=2 FERRY_COLL_LEADERS=all|"
-    "np16_vnodes4_all|16|FERRY_VIRTUAL_NODES=4 FERRY_COLL_LEADERS=all|"
+    "np8_vnodes2_one|8|FERRY_VIRTUAL_NODES=2 FERRY_COLL_LEADERS=one|"
+    "np16_vnodes4_one|16|FERRY_VIRTUAL_NODES=4 FERRY_COLL_LEADERS=one|"
   )
 fi
 for layout in "${layouts[@]}"; do

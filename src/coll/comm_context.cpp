@@ -137,28 +137,25 @@ Status CommContext::probeSameNode(const Settings& s) {
   return {};
 }
 
-// FERRY_COLL_LEADERS=all: every node-local rank runs the inter-node stage on its share of
-// each chunk, with the ranks of the same node-local index on the other nodes, so that the
-// stage's reductions and messages are spread over all the node's cores (and links) instead
-// of the leader's. Shares line up only where every node has as many ranks; elsewhere the
-// leader runs it. Collective over `comm`.
+// FERRY_COLL_LEADERS: where every rank runs the inter-node stage on its share of each
+// chunk, with the ranks of the same node-local index on the other nodes, the stage's
+// reductions and messages are spread over all the node's cores (and links) instead of the
+// leader's. The facts chooseLeaders() weighs are reduced first, so that every rank of
+// `comm` takes the same decision. Collective over `comm`.
 Status CommContext::splitShares(MPI_Comm comm, const Settings& s) {
-  if (!s.allLeaders || split_.numNodes == 1) return {};
-  int mine[2] = {split_.localSize, -split_.localSize}, ext[2] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, ext, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(ranks per node)");
+  if (s.leaders == Leaders::One || split_.numNodes == 1) return {};
+  int mine[3] = {split_.localSize, -split_.localSize, machineOversubscribed() ? -1 : 0}, low[3] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 3, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(ranks per node)");
       !st)
     return st;
-  if (ext[0] != -ext[1]) {
-    leadersReason_ = "FERRY_COLL_LEADERS=all, but the nodes have " + std::to_string(ext[0]) + " to " +
-                     std::to_string(-ext[1]) + " ranks: one leader per node";
-    return {};
-  }
+  LeadersChoice choice = chooseLeaders(s, low[0], -low[1], low[2] < 0);
+  leadersReason_ = choice.reason;
+  if (!choice.all) return {};
   if (Status st = comm::mpiStatus(MPI_Comm_split(comm, split_.localRank, split_.node, &shareComm_),
                                   "MPI_Comm_split(share leaders)");
       !st)
     return st;
   MPI_Comm_set_errhandler(shareComm_, MPI_ERRORS_RETURN);
-  leadersReason_ = "every rank on its share (FERRY_COLL_LEADERS=all)";
   return {};
 }
 
@@ -207,13 +204,16 @@ Status CommContext::agree(MPI_Comm comm, const Settings& s, Status local, bool u
   return {};
 }
 
+bool CommContext::machineOversubscribed() const {
+  int onMyMachine = 0;
+  for (int p : split_.physNodeOfRank) onMyMachine += p == split_.physNode ? 1 : 0;
+  return onMyMachine > nodeTopology().pus;
+}
+
 void CommContext::decideSpin(const Settings& s) {
   // With more ranks than hardware threads, a spinning rank takes the core from the peer it
   // waits for; then yield at once.
-  int onMyMachine = 0;
-  for (int p : split_.physNodeOfRank) onMyMachine += p == split_.physNode ? 1 : 0;
-  bool oversubscribed = onMyMachine > nodeTopology().pus;
-  spinNs_ = oversubscribed ? 0 : static_cast<uint64_t>(s.spinSeconds * 1e9);
+  spinNs_ = machineOversubscribed() ? 0 : static_cast<uint64_t>(s.spinSeconds * 1e9);
 }
 
 int CommContext::rankOfLocal(int localRank) const {

@@ -51,7 +51,7 @@ class CommContext {
   bool isLeader() const { return split_.localRank == 0; }
   // The rank in the communicator of node-local rank `localRank` of this node.
   int rankOfLocal(int localRank) const;
-  // FERRY_COLL_LEADERS=all took effect: every rank runs the inter-node stage on its share.
+  // Every rank runs the inter-node stage on its share (FERRY_COLL_LEADERS, chooseLeaders()).
   bool shareLeaders() const { return shareComm_ != MPI_COMM_NULL; }
   int numNodes() const { return shape_.numNodes; }
   // One node of two ranks: the single-copy path reduces each share straight into its
@@ -80,6 +80,8 @@ class CommContext {
   // Collective: whether set-up worked everywhere, with the same settings; also numbers an
   // unnamed communicator the same on every rank.
   Status agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed);
+  // More ranks on this machine (physical node) than it has hardware threads.
+  bool machineOversubscribed() const;
   void decideSpin(const Settings& s);
 
   bool usable_ = false;

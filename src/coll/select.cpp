@@ -87,4 +87,20 @@ uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm, bo
   return std::min<uint64_t>(s.chunkSize, std::min(overlap, std::max<uint64_t>(bytes, 1)));
 }
 
+LeadersChoice chooseLeaders(const Settings& s, int minLocal, int maxLocal, bool oversubscribed) {
+  if (s.leaders == Leaders::One) return {false, {}};
+  std::string setting = std::string("FERRY_COLL_LEADERS=") + leadersName(s.leaders);
+  if (minLocal != maxLocal)
+    return {false, "one leader per node (" + setting + ", but the nodes have " + std::to_string(minLocal) + " to " +
+                       std::to_string(maxLocal) + " ranks, so their shares do not line up)"};
+  if (s.leaders == Leaders::All) return {true, "every rank on its share (" + setting + ")"};
+  if (maxLocal == 1) return {false, "one rank per node, which leads it (" + setting + ")"};
+  if (oversubscribed)
+    return {false, "one leader per node (" + setting +
+                       ": a machine has more ranks than hardware threads, and ranks that share a core gain "
+                       "nothing from sharing the stage; FERRY_COLL_LEADERS=all overrides)"};
+  return {true, "every rank on its share (" + setting + ": every node has " + std::to_string(maxLocal) +
+                    " ranks, each with a hardware thread of its own)"};
+}
+
 }  // namespace ferry::coll

@@ -53,4 +53,16 @@ uint64_t stagedBelow(const Settings& s, int localSize);
 // and inter-node stages, large enough that per-chunk costs stay small.
 uint64_t chunkBytes(const Settings& s, uint64_t bytes, const CommShape& comm, bool direct = false);
 
+// Who runs the inter-node stage of a communicator across nodes: every rank on its share of
+// each chunk (`all`), or each node's leader on whole chunks. Shares line up only where every
+// node has as many ranks. Auto takes all unless some machine has more ranks than hardware
+// threads: ranks that share a core take turns, so spreading the stage over them gains
+// nothing and costs each chunk more messages (docs/collectives.md, "One leader or all").
+// The inputs must be equal on every rank (set-up reduces them over the communicator).
+struct LeadersChoice {
+  bool all = false;
+  std::string reason;  // for FERRY_LOG=coll; empty where FERRY_COLL_LEADERS=one was asked for
+};
+LeadersChoice chooseLeaders(const Settings& s, int minLocal, int maxLocal, bool oversubscribed);
+
 }  // namespace ferry::coll

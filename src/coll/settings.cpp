@@ -17,7 +17,8 @@ Settings Settings::fromConfig(const Config& cfg) {
   s.intra = intra == "single" ? IntraChoice::Single : intra == "staged" ? IntraChoice::Staged : IntraChoice::Auto;
   s.inter = cfg.text(Knob::CollInter);
   s.halvingMin = cfg.size(Knob::CollHalvingMin);
-  s.allLeaders = cfg.text(Knob::CollLeaders) == "all";
+  const std::string& leaders = cfg.text(Knob::CollLeaders);
+  s.leaders = leaders == "one" ? Leaders::One : leaders == "all" ? Leaders::All : Leaders::Auto;
   s.allocMem = cfg.flag(Knob::CollAllocMem);
   s.regCacheBytes = cfg.size(Knob::CollRegCache);
   s.virtualNodes = static_cast<int>(cfg.integer(Knob::VirtualNodes));
@@ -44,7 +45,7 @@ uint64_t Settings::fingerprint() const {
   mix(static_cast<uint64_t>(intra));
   for (char c : inter) mix(static_cast<uint8_t>(c));
   mix(halvingMin);
-  mix(allLeaders ? 1 : 0);
+  mix(static_cast<uint64_t>(leaders));
   mix(static_cast<uint64_t>(virtualNodes));
   return h;
 }
@@ -68,6 +69,15 @@ const char* intraChoiceName(IntraChoice c) {
     case IntraChoice::Auto: return "auto";
     case IntraChoice::Single: return "single";
     case IntraChoice::Staged: return "staged";
+  }
+  return "?";
+}
+
+const char* leadersName(Leaders l) {
+  switch (l) {
+    case Leaders::Auto: return "auto";
+    case Leaders::One: return "one";
+    case Leaders::All: return "all";
   }
   return "?";
 }

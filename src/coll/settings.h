@@ -11,6 +11,8 @@ namespace ferry::coll {
 
 enum class Mode : uint8_t { Auto, On, Off };
 enum class IntraChoice : uint8_t { Auto, Single, Staged };
+// Who runs the inter-node stage (FERRY_COLL_LEADERS); chooseLeaders() in select.h decides auto.
+enum class Leaders : uint8_t { Auto, One, All };
 
 // Under the interposer, MPI_Alloc_mem requests of at least this size come from the shared
 // heap (with FERRY_COLL_ALLOC_MEM=1). Smaller ones stay with the library: each shared block
@@ -32,7 +34,7 @@ struct Settings {
   IntraChoice intra = IntraChoice::Auto;
   std::string inter = "auto";
   uint64_t halvingMin = 64 * 1024;  // p2p inter-node stage: reduce-scatter + allgather from here
-  bool allLeaders = false;  // FERRY_COLL_LEADERS=all
+  Leaders leaders = Leaders::Auto;
   bool allocMem = true;
   uint64_t regCacheBytes = 4ull << 30;
   int virtualNodes = 1;
@@ -50,5 +52,6 @@ const Settings& settings();
 
 const char* modeName(Mode m);
 const char* intraChoiceName(IntraChoice c);
+const char* leadersName(Leaders l);
 
 }  // namespace ferry::coll

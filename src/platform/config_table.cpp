@@ -103,10 +103,11 @@ constexpr KnobSpec kKnobTable[] = {
      "The p2p inter-node stage reduces chunks of at least this size by reduce-scatter and allgather "
      "(each leader moves about two chunks and reduces about one) and smaller ones by recursive "
      "doubling (fewer messages, log2(nodes) chunks moved and reduced). Same result bits either way"},
-    {Knob::CollLeaders, "FERRY_COLL_LEADERS", KnobType::Enum, "one", "one|all", 0, 0, "coll",
-     "Who runs the inter-node stage: one (the node's leader, on whole chunks) or all (every "
+    {Knob::CollLeaders, "FERRY_COLL_LEADERS", KnobType::Enum, "auto", "auto|one|all", 0, 0, "coll",
+     "Who runs the inter-node stage: one (the node's leader, on whole chunks), all (every "
      "node-local rank on its own share of each chunk, with the ranks of the same node-local "
-     "index on the other nodes; needs the same number of ranks on every node, else one)"},
+     "index on the other nodes; needs the same number of ranks on every node, else one), or "
+     "auto (all, unless a machine has more ranks than hardware threads)"},
     {Knob::CollAllocMem, "FERRY_COLL_ALLOC_MEM", KnobType::Bool, "1", nullptr, 0, 0, "coll",
      "With the PMPI interposer, serve MPI_Alloc_mem requests of at least 64 KiB from memory that "
      "same-node peers can map, so that allreduce on it needs neither system calls nor a second copy"},

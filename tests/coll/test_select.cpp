@@ -127,9 +127,36 @@ TEST(CollSettings, FingerprintCoversTheDecisionInputsOnly) {
   EXPECT_NE(a.fingerprint(), c.fingerprint());
 }
 
+TEST(CollSelect, LeadersAutoSpreadsTheStageWhereEveryRankHasAHardwareThread) {
+  Settings s;  // FERRY_COLL_LEADERS=auto
+  LeadersChoice even = chooseLeaders(s, 4, 4, false);
+  EXPECT_TRUE(even.all);
+  EXPECT_NE(even.reason.find("every node has 4 ranks, each with a hardware thread of its own"), std::string::npos)
+      << even.reason;
+  LeadersChoice shared = chooseLeaders(s, 4, 4, true);
+  EXPECT_FALSE(shared.all) << "ranks that share a core take turns: one leader was faster there";
+  EXPECT_NE(shared.reason.find("more ranks than hardware threads"), std::string::npos) << shared.reason;
+  EXPECT_NE(shared.reason.find("FERRY_COLL_LEADERS=all overrides"), std::string::npos) << shared.reason;
+  EXPECT_FALSE(chooseLeaders(s, 1, 1, false).all) << "one rank per node: its share is the whole chunk";
+  LeadersChoice uneven = chooseLeaders(s, 3, 4, false);
+  EXPECT_FALSE(uneven.all);
+  EXPECT_NE(uneven.reason.find("the nodes have 3 to 4 ranks"), std::string::npos) << uneven.reason;
+}
+
+TEST(CollSelect, LeadersOneAndAllAreTakenAsAskedWhereSharesLineUp) {
+  Settings s;
+  s.leaders = Leaders::All;
+  EXPECT_TRUE(chooseLeaders(s, 2, 2, true).all) << "asked for, also where ranks share cores";
+  EXPECT_FALSE(chooseLeaders(s, 1, 2, false).all) << "uneven nodes: shares do not line up";
+  s.leaders = Leaders::One;
+  LeadersChoice one = chooseLeaders(s, 4, 4, false);
+  EXPECT_FALSE(one.all);
+  EXPECT_TRUE(one.reason.empty()) << one.reason;
+}
+
 TEST(CollSettings, ReadFromTheRegistry) {
   std::vector<std::string> env = {"FERRY_COLL=on", "FERRY_COLL_MIN_SIZE=1M", "FERRY_COLL_INTRA=staged",
-                                  "FERRY_COLL_DEPTH=3", "FERRY_COLL_ALLOC_MEM=0"};
+                                  "FERRY_COLL_DEPTH=3", "FERRY_COLL_ALLOC_MEM=0", "FERRY_COLL_LEADERS=one"};
   auto cfg = Config::fromEntries(env);
   ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
   Settings s = Settings::fromConfig(*cfg);
@@ -138,6 +165,8 @@ TEST(CollSettings, ReadFromTheRegistry) {
   EXPECT_EQ(s.intra, IntraChoice::Staged);
   EXPECT_EQ(s.depth, 3);
   EXPECT_FALSE(s.allocMem);
+  EXPECT_EQ(s.leaders, Leaders::One);
+  EXPECT_EQ(Settings::fromConfig(*Config::fromEntries(std::vector<std::string>{})).leaders, Leaders::Auto);
   auto bad = Config::fromEntries(std::vector<std::string>{"FERRY_COLL=fast"});
   ASSERT_FALSE(bad.isOk());
   EXPECT_NE(bad.status().message().find("FERRY_COLL='fast' is invalid: expected one of auto|on|off"), std::string::npos)
