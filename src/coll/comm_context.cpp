@@ -223,12 +223,6 @@ int CommContext::rankOfLocal(int localRank) const {
   return -1;
 }
 
-uint64_t CommContext::beginCall(uint64_t chunks) {
-  chunkBase_ = nextChunkBase_;
-  nextChunkBase_ += chunks;
-  return ++callSeq_;
-}
-
 std::string CommContext::describe() const {
   if (!usable_) return label_ + ": Ferry's allreduce is off here: " + disabledReason_;
   std::string per = shape_.minLocal == shape_.maxLocal

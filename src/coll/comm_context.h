@@ -67,10 +67,9 @@ class CommContext {
   uint64_t spinNs() const { return spinNs_; }
   double timeoutSeconds() const { return timeoutSeconds_; }
 
-  // Numbers the calls that run Ferry's algorithm and the chunks they move; equal on every
-  // rank because every rank runs the same calls in the same order.
-  uint64_t beginCall(uint64_t chunks);
-  uint64_t chunkBase() const { return chunkBase_; }
+  // Numbers the calls that run Ferry's algorithm; equal on every rank because every rank
+  // runs the same calls in the same order, also where a call failed (Pipeline::mark()).
+  uint64_t beginCall() { return ++callSeq_; }
 
  private:
   CommContext() = default;
@@ -101,8 +100,6 @@ class CommContext {
   uint64_t spinNs_ = 0;
   double timeoutSeconds_ = 30;
   uint64_t callSeq_ = 0;
-  uint64_t chunkBase_ = 0;
-  uint64_t nextChunkBase_ = 0;
 };
 
 // The context of `comm`, created (collectively) if it has none yet. Fails only on MPI errors

@@ -17,8 +17,8 @@ Pipeline::Pipeline(CommContext& ctx, const CallArgs& args, const Plan& plan)
       mine_(ctx.area().line(ctx.localRank())),
       me_(ctx.localRank()),
       k_(ctx.localSize()),
-      seq_(ctx.beginCall(plan.chunks())),  // numbers this call's flags; see CommContext
-      base_(ctx.chunkBase()) {}
+      seq_(ctx.beginCall()),
+      base_(seq_ << kCallShift) {}
 
 bool Pipeline::finished() const { return nextDeliver_ == plan_.chunks(); }
 

@@ -54,7 +54,11 @@ class Pipeline {
   // Where the inter-node stage reduces chunk `c` in place (its start, also with shares).
   virtual uint8_t* interBuffer(size_t c) = 0;
 
-  // The counter value that says "chunk c is done" in this call.
+  // The counter value that says "chunk c is done" in this call: the call's number above
+  // the chunk's. Not a running count of chunks: ranks that passed different counts to a
+  // call that failed cut it into different numbers of chunks, and their next calls must
+  // still agree on every mark (a running count left them waiting for each other for ever).
+  static constexpr int kCallShift = 32;  // no call has 2^32 chunks: a chunk is >= 64 bytes
   uint64_t mark(size_t c) const { return base_ + c + 1; }
   // The staging slot of chunk `c`. Chunk `c` may take it once every rank has passed chunk
   // c - depth, which used it before, through `counter`.
