@@ -12,6 +12,12 @@
 // FERRY_COLL_HALVING_MIN bytes (fewest messages), reduce-scatter and allgather from there
 // (each leader moves about two chunks and reduces about one, whatever the node count). The
 // order of reduction is the same either way.
+//
+// A leader that fails a call tells the others with a notice (kNoticeTag), since they may be
+// waiting for its messages. Messages of a failed call may be left unreceived (a leader that
+// failed before it posted its receives); their tags carry the call's number, so that a
+// later call's receives never take them.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -24,7 +30,8 @@
 namespace ferry::coll {
 namespace {
 
-constexpr int kTagBase = 100;  // leaders' communicator is Ferry's own: any tag is free
+constexpr int kNoticeTag = 99;  // "I failed call N": the leaders' communicator is Ferry's own
+constexpr int kTagBase = 100;   // data: kTagBase + (call mod cycle) * depth + slot
 
 class P2pInterStage final : public InterStage {
  public:
@@ -32,33 +39,48 @@ class P2pInterStage final : public InterStage {
       : comm_(comm), halvingMin_(halvingMin), maxChunkBytes_(maxChunkBytes), ops_(static_cast<size_t>(depth)) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
+    // MPI guarantees tags up to at least 32767; the cycle is the same on every leader.
+    int* tagUb = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(comm, MPI_TAG_UB, &tagUb, &found);
+    int ub = found && tagUb ? *tagUb : 32767;
+    tagCycle_ = static_cast<uint64_t>(std::max(1, (ub - kTagBase + 1) / depth));
   }
 
-  ~P2pInterStage() override { abandon(); }
+  ~P2pInterStage() override { settle(); }
 
-  // The other leaders posted the same steps of the chunks they started, so most exchanges
-  // in flight complete (with an error where sizes disagree) once progressed: they get a
-  // second. What is left then is cancelled, and its scratch buffer is leaked rather than
-  // freed, since a receive that had matched may still write into it.
+  void beginCall(uint64_t call) override { call_ = call; }
+
   void abandon() override {
-    double deadline = MPI_Wtime() + 1.0;
-    while (MPI_Wtime() < deadline && anyInFlight())
-      for (Op& op : ops_)
-        for (MPI_Request& r : op.reqs) {
-          int done = 0;
-          if (r != MPI_REQUEST_NULL && MPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) r = MPI_REQUEST_NULL;
-        }
-    for (Op& op : ops_) {
-      // A send is left to complete on its own (cancelling sends is deprecated); a receive
-      // is cancelled.
-      if (op.reqs[0] != MPI_REQUEST_NULL) MPI_Request_free(&op.reqs[0]);
-      if (op.reqs[1] != MPI_REQUEST_NULL) {
-        MPI_Cancel(&op.reqs[1]);
-        MPI_Request_free(&op.reqs[1]);
-        (void)op.scratch.release();  // leaked on purpose
-      }
-      op.done = true;
+    settle();
+    // To every other leader: some may wait for this one's messages in this call. Eight
+    // bytes go eagerly; the request is not waited for.
+    notice_ = call_;
+    for (int peer = 0; peer < size_; ++peer) {
+      if (peer == rank_) continue;
+      MPI_Request req = MPI_REQUEST_NULL;
+      if (MPI_Isend(&notice_, 1, MPI_UINT64_T, peer, kNoticeTag, comm_, &req) == MPI_SUCCESS) MPI_Request_free(&req);
     }
+  }
+
+  // Notices of calls this leader has not reached yet are kept for then; those of calls it
+  // has left behind (it failed them too, or finished before that leader failed) are dropped.
+  Status peerFailed() override {
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, kNoticeTag, comm_, &flag, &st) != MPI_SUCCESS || !flag) break;
+      uint64_t call = 0;
+      if (MPI_Recv(&call, 1, MPI_UINT64_T, st.MPI_SOURCE, kNoticeTag, comm_, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+      notices_.push_back({call, st.MPI_SOURCE});
+    }
+    std::erase_if(notices_, [this](const Notice& n) { return n.call < call_; });
+    for (const Notice& n : notices_)
+      if (n.call == call_)
+        return Status(Errc::Unavailable, "the leader of node " + std::to_string(n.node) +
+                                             " failed this call, so this rank cannot finish it; that rank's error "
+                                             "says why");
+    return {};
   }
 
   const char* name() const override { return "p2p"; }
@@ -100,6 +122,32 @@ class P2pInterStage final : public InterStage {
   }
 
  private:
+  // After a failed call (abandon()) or at the end: the other leaders posted the same steps
+  // of the chunks they started, so most exchanges in flight complete (with an error where
+  // sizes disagree) once progressed: they get a second. What is left then is cancelled, and
+  // its scratch buffer is leaked rather than freed, since a receive that had matched may
+  // still write into it.
+  void settle() {
+    double deadline = MPI_Wtime() + 1.0;
+    while (MPI_Wtime() < deadline && anyInFlight())
+      for (Op& op : ops_)
+        for (MPI_Request& r : op.reqs) {
+          int done = 0;
+          if (r != MPI_REQUEST_NULL && MPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) r = MPI_REQUEST_NULL;
+        }
+    for (Op& op : ops_) {
+      // A send is left to complete on its own (cancelling sends is deprecated); a receive
+      // is cancelled.
+      if (op.reqs[0] != MPI_REQUEST_NULL) MPI_Request_free(&op.reqs[0]);
+      if (op.reqs[1] != MPI_REQUEST_NULL) {
+        MPI_Cancel(&op.reqs[1]);
+        MPI_Request_free(&op.reqs[1]);
+        (void)op.scratch.release();  // leaked on purpose
+      }
+      op.done = true;
+    }
+  }
+
   struct PlanKey {
     size_t count = 0, elemSize = 0;
     P2pAlgorithm algorithm = P2pAlgorithm::Doubling;
@@ -120,7 +168,7 @@ class P2pInterStage final : public InterStage {
 
   Status post(Op& op, int slot) {
     const P2pStep& st = op.steps[op.step];
-    int tag = kTagBase + slot;
+    int tag = kTagBase + static_cast<int>((call_ % tagCycle_) * ops_.size()) + slot;
     if (st.sendLen > 0)
       if (Status s = comm::mpiStatus(MPI_Isend(op.buf + st.sendOff, static_cast<int>(st.sendLen), MPI_BYTE, st.peer,
                                                tag, comm_, &op.reqs[0]),
@@ -188,8 +236,17 @@ class P2pInterStage final : public InterStage {
     else op.kernel.fn(mine, mine, op.scratch.get(), n);
   }
 
+  struct Notice {
+    uint64_t call;
+    int node;
+  };
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  uint64_t call_ = 0;
+  uint64_t tagCycle_ = 1;  // calls before a data tag repeats
+  uint64_t notice_ = 0;    // the buffer of the notices this leader sends
+  std::vector<Notice> notices_;
   uint64_t halvingMin_;
   uint64_t maxChunkBytes_;  // no leader's chunk is larger: FERRY_COLL_CHUNK_SIZE is agreed
   std::vector<Op> ops_;

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -34,6 +35,9 @@ class InterStage {
  public:
   virtual ~InterStage() = default;
   virtual const char* name() const = 0;
+  // Before a call's first start(): the call's number, the same on every leader
+  // (CommContext::beginCall()).
+  virtual void beginCall(uint64_t call) {}
   // Starts reducing `count` elements at `buf` across the leaders, in place. `slot` (below
   // the depth given at creation) names the operation until test() reports it finished;
   // every leader starts the same chunks in the same order.
@@ -42,9 +46,12 @@ class InterStage {
   // buffer, and from then on until the slot is started again.
   virtual Result<bool> test(int slot) = 0;
   // After a call failed: settle what is still in flight, so that no message lands in a
-  // buffer after the call has returned. MPI_Iallreduce cannot be cancelled: the default
-  // leaves it to finish as the other leaders progress it.
+  // buffer after the call has returned, and tell the other leaders, which may be waiting
+  // for this one's messages. MPI_Iallreduce cannot be cancelled: the default leaves it to
+  // finish as the other leaders progress it.
   virtual void abandon() {}
+  // While the pipeline waits: fails if another leader has said that it failed this call.
+  virtual Status peerFailed() { return {}; }
 };
 
 // The backend FERRY_COLL_INTER names, over the leaders' communicator.

@@ -18,7 +18,9 @@ Pipeline::Pipeline(CommContext& ctx, const CallArgs& args, const Plan& plan)
       me_(ctx.localRank()),
       k_(ctx.localSize()),
       seq_(ctx.beginCall()),
-      base_(seq_ << kCallShift) {}
+      base_(seq_ << kCallShift) {
+  if (ctx_.inter()) ctx_.inter()->beginCall(seq_);
+}
 
 bool Pipeline::finished() const { return nextDeliver_ == plan_.chunks(); }
 
@@ -152,7 +154,8 @@ Status Pipeline::runSteps(Waiter& waiter) {
       continue;
     }
     if (Status st = checkPeersFailed(); !st) return st;
-    if (Status st = waiter.idle([this] { return waitingFor(); }); !st) return st;
+    auto remote = [this] { return ctx_.inter() ? ctx_.inter()->peerFailed() : Status(); };
+    if (Status st = waiter.idle([this] { return waitingFor(); }, remote); !st) return st;
   }
   if (Status st = checkSignatures(); !st) return st;
   mine_.finished.store(seq_, std::memory_order_release);

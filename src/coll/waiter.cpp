@@ -34,13 +34,15 @@ Status Waiter::checkPeers(const std::function<std::string()>& what) const {
   return {};
 }
 
-Status Waiter::idle(const std::function<std::string()>& what) {
+Status Waiter::idle(const std::function<std::string()>& what, const std::function<Status()>& remote) {
   backoff_.idle();
   if (!backoff_.pastSpin()) return {};  // still spinning: keep the loop short
   uint64_t now = nowNs();
   if (now < nextPeerCheckNs_) return {};
   nextPeerCheckNs_ = now + kPeerCheckNs;
   if (Status st = checkPeers(what); !st) return st;
+  if (remote)
+    if (Status st = remote(); !st) return st;
   // Every peer is alive. MPI lets a rank reach a collective as late as it likes (the library
   // waits for it without limit), so a late rank is not an error: it gets one warning per
   // call, which names who has not arrived, in case the program is deadlocked.

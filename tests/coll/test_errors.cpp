@@ -151,8 +151,10 @@ TEST(CollErrors, DifferentSettingsFallBackInsteadOfDeadlocking) {
 }
 
 // Which ranks pass the other arguments: the odd ones (a peer on the same node, in these
-// layouts), or those of every node but rank 0's (only the leaders meet each other's).
-enum class Who : uint8_t { OddRanks, OtherNodes };
+// layouts), those of every node but rank 0's (only the leaders meet each other's), or the
+// odd ones of those (only that node meets the mismatch; the leaders of the others wait for
+// its leader's messages, which never come, until its notice does).
+enum class Who : uint8_t { OddRanks, OtherNodes, OddRanksOfOtherNodes };
 
 struct Mismatch {
   const char* what;
@@ -171,8 +173,8 @@ class CollMismatch : public ::testing::TestWithParam<Mismatch> {};
 
 TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
   // Every node of these layouts has an even and an odd rank. Every rank fails the call at
-  // once: it meets the mismatch itself, or its node's leader did and says so; none is left
-  // waiting.
+  // once: it meets the mismatch itself, or its node's leader did (or heard of it from
+  // another node's leader) and says so; none is left waiting.
   const Mismatch& m = GetParam();
   LogCapture capture("warn");
   MPI_Comm c;
@@ -184,21 +186,27 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
   std::vector<int> in(100000, 1), out(in.size(), -7);
   ASSERT_EQ(allreduceWith(s, in.data(), out.data(), 1000, MPI_INT, MPI_SUM, c), MPI_SUCCESS);  // sets up
   const CommContext& ctx = *existingContext(c);
-  if (ctx.path() != m.path || (m.who == Who::OtherNodes && ctx.numNodes() == 1)) {  // the same on every rank
+  bool acrossNodes = m.who != Who::OddRanks;
+  if (ctx.path() != m.path || (acrossNodes && ctx.numNodes() == 1)) {  // the same on every rank
     MPI_Comm_free(&c);
     GTEST_SKIP() << (ctx.numNodes() == 1 ? std::string("one node: no leaders' exchange to test")
                                          : "this machine does not allow the same-node path under test: " +
                                                ctx.pathReason());
   }
   ASSERT_EQ(ctx.pathFor(sizeof(int) * static_cast<size_t>(m.otherCount)), m.path);
-  bool other = m.who == Who::OddRanks ? rankOf(c) % 2 == 1 : ctx.rankOfLocal(0) != 0;
+  bool otherNode = ctx.rankOfLocal(0) != 0;
+  bool other = m.who == Who::OddRanks     ? rankOf(c) % 2 == 1
+               : m.who == Who::OtherNodes ? otherNode
+                                          : otherNode && rankOf(c) % 2 == 1;
   std::fill(out.begin(), out.end(), -7);
   double t0 = nowSeconds();
   int rc = other ? allreduceWith(s, in.data(), out.data(), m.otherCount, m.otherType, m.otherOp, c)
                  : allreduceWith(s, in.data(), out.data(), m.count, MPI_INT, MPI_SUM, c);
   // The ranks that found the mismatch say MPI_ERR_ARG; their node peers, whose leader did,
-  // MPI_ERR_OTHER.
-  EXPECT_EQ(rc, m.who == Who::OddRanks || ctx.isLeader() ? MPI_ERR_ARG : MPI_ERR_OTHER) << m.what;
+  // and the nodes whose leader heard of it, MPI_ERR_OTHER.
+  bool found = m.who == Who::OddRanks || (m.who == Who::OtherNodes && ctx.isLeader()) ||
+               (m.who == Who::OddRanksOfOtherNodes && otherNode);
+  EXPECT_EQ(rc, found ? MPI_ERR_ARG : MPI_ERR_OTHER) << m.what;
   EXPECT_LT(nowSeconds() - t0, s.timeoutSeconds) << "fails at once, without waiting for a timeout";
   std::string log = capture.text();
   if (rankOf(c) == 0) {
@@ -206,19 +214,24 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
       EXPECT_NE(log.find("node-local rank 1 (rank 1 of comm #"), std::string::npos) << log;
     }
     EXPECT_NE(log.find(m.rank0Says), std::string::npos) << log;
-    EXPECT_NE(log.find("MPI requires"), std::string::npos) << log;
-  } else if (!ctx.isLeader() && m.who == Who::OtherNodes) {
+    if (m.who != Who::OddRanksOfOtherNodes) {
+      EXPECT_NE(log.find("MPI requires"), std::string::npos) << log;
+    }
+  } else if (!ctx.isLeader() && m.who != Who::OddRanks && !(m.who == Who::OddRanksOfOtherNodes && otherNode)) {
     EXPECT_NE(log.find("(rank " + std::to_string(ctx.rankOfLocal(0)) + " of comm #"), std::string::npos) << log;
     EXPECT_NE(log.find("failed this call, so this rank cannot finish it"), std::string::npos) << log;
   }
   PMPI_Barrier(MPI_COMM_WORLD);
   // The failed call leaves nothing behind that a later call could take for its own: the
   // same communicator's next calls, with the same arguments everywhere, are right.
+  // Each call sums other values, so that a message left over from the failed call would
+  // show in the result.
   for (int call = 0; call < 3; ++call) {
+    std::fill(in.begin(), in.end(), call + 2);
     std::fill(out.begin(), out.end(), -7);
     ASSERT_EQ(allreduceWith(s, in.data(), out.data(), m.count, MPI_INT, MPI_SUM, c), MPI_SUCCESS) << m.what;
     int bad = 0;
-    for (int i = 0; i < m.count; ++i) bad += out[static_cast<size_t>(i)] != sizeOf(c) ? 1 : 0;
+    for (int i = 0; i < m.count; ++i) bad += out[static_cast<size_t>(i)] != (call + 2) * sizeOf(c) ? 1 : 0;
     EXPECT_EQ(bad, 0) << m.what << ": elements wrong in call " << call << " after the failed one";
   }
   MPI_Comm_free(&c);
@@ -235,7 +248,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Mismatch{"op", Who::OddRanks, IntraChoice::Staged, IntraPath::Staged, 1000, 1000, MPI_INT,
                                MPI_MAX, "passed 1000 int32 (3.9 KiB) with MPI_MAX, this rank"},
                       Mismatch{"count, across nodes", Who::OtherNodes, IntraChoice::Single, IntraPath::Single, 50000,
-                               100000, MPI_INT, MPI_SUM, "the leader of node 1 sent "}),
+                               100000, MPI_INT, MPI_SUM, "the leader of node 1 sent "},
+                      Mismatch{"count, on one node of several", Who::OddRanksOfOtherNodes, IntraChoice::Single,
+                               IntraPath::Single, 50000, 100000, MPI_INT, MPI_SUM,
+                               "the leader of node 1 failed this call, so this rank cannot finish it"}),
     [](const ::testing::TestParamInfo<Mismatch>& info) {
       std::string n = info.param.what;
       for (char& ch : n)
