@@ -17,6 +17,18 @@
 
 namespace ferry::coll::testing {
 
+// This rank's number in `c`, and the number of ranks in it.
+inline int rankOf(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+inline int ranksOf(MPI_Comm c) {
+  int n = 0;
+  MPI_Comm_size(c, &n);
+  return n;
+}
+
 struct TypedOp {
   MPI_Datatype type;
   TypeInfo info;

@@ -19,18 +19,6 @@
 namespace ferry::coll::testing {
 namespace {
 
-int rankOf(MPI_Comm c) {
-  int r = 0;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-
-int sizeOf(MPI_Comm c) {
-  int n = 0;
-  MPI_Comm_size(c, &n);
-  return n;
-}
-
 // Sends this process's log lines to a file for the duration of a test, and reads them back.
 class LogCapture {
  public:
@@ -234,7 +222,7 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
     std::fill(out.begin(), out.end(), -7);
     ASSERT_EQ(allreduceWith(s, in.data(), out.data(), m.count, MPI_INT, MPI_SUM, c), MPI_SUCCESS) << m.what;
     int bad = 0;
-    for (int i = 0; i < m.count; ++i) bad += out[static_cast<size_t>(i)] != (call + 2) * sizeOf(c) ? 1 : 0;
+    for (int i = 0; i < m.count; ++i) bad += out[static_cast<size_t>(i)] != (call + 2) * ranksOf(c) ? 1 : 0;
     EXPECT_EQ(bad, 0) << m.what << ": elements wrong in call " << call << " after the failed one";
   }
   MPI_Comm_free(&c);

@@ -20,12 +20,6 @@ Settings autoSettings() {
   return s;
 }
 
-int rankOf(MPI_Comm c) {
-  int r = 0;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-
 // Runs `call` and checks that the library ran it and Ferry did not.
 template <typename F>
 void expectLibrary(F call, const char* what) {
