@@ -1,9 +1,8 @@
 #include "coll/buffer_ref.h"
 
-#include <cstring>
-
 #include "comm/cma.h"
 #include "coll/stats.h"
+#include "platform/copy.h"
 
 namespace ferry::coll {
 
@@ -26,14 +25,15 @@ void BufferRef::count(size_t bytes) const {
 Result<const uint8_t*> BufferRef::view(size_t off, size_t len, uint8_t* scratch) const {
   count(len);
   if (ptr_) return static_cast<const uint8_t*>(ptr_ + off);
-  if (Status st = comm::cmaRead(pid_, addr_ + off, scratch, len); !st) return st;
-  return static_cast<const uint8_t*>(scratch);
+  uint8_t* at = scratch + pageOffset(off);
+  if (Status st = comm::cmaRead(pid_, addr_ + off, at, len); !st) return st;
+  return static_cast<const uint8_t*>(at);
 }
 
 Status BufferRef::write(size_t off, const void* src, size_t len) const {
   count(len);
   if (ptr_) {
-    std::memcpy(ptr_ + off, src, len);
+    copyBytes(ptr_ + off, src, len);
     return {};
   }
   return comm::cmaWrite(pid_, addr_ + off, src, len);
@@ -42,7 +42,7 @@ Status BufferRef::write(size_t off, const void* src, size_t len) const {
 Status BufferRef::readInto(size_t off, size_t len, void* dst) const {
   count(len);
   if (ptr_) {
-    std::memcpy(dst, ptr_ + off, len);
+    copyBytes(dst, ptr_ + off, len);
     return {};
   }
   return comm::cmaRead(pid_, addr_ + off, dst, len);

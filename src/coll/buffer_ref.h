@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "platform/copy.h"
 #include "platform/status.h"
 
 namespace ferry::coll {
@@ -28,8 +29,13 @@ class BufferRef {
   // Whether both name the same memory (a fold must not overwrite an operand it still reads).
   bool sameAs(const BufferRef& o) const;
 
-  // A pointer to [off, off + len): in place when possible, else copied into `scratch`.
+  // A pointer to [off, off + len): in place when possible, else copied into `scratch` (page-
+  // aligned, len + kCopyPage bytes) at pageOffset(off), where the kernel copies fastest.
   Result<const uint8_t*> view(size_t off, size_t len, uint8_t* scratch) const;
+  // The low 12 bits of the address of byte `off` (platform/copy.h).
+  size_t pageOffset(size_t off) const {
+    return static_cast<size_t>((ptr_ ? reinterpret_cast<uint64_t>(ptr_) : addr_) + off) & (kCopyPage - 1);
+  }
   // Writes `len` bytes from `src` at `off`.
   Status write(size_t off, const void* src, size_t len) const;
   // Copies [off, off + len) of this buffer to `dst` (a local pointer).

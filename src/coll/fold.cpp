@@ -10,13 +10,14 @@ namespace {
 Status foldBlock(std::span<const BufferRef> src, const BufferRef& dst, size_t off, size_t n, const ReduceOp& op,
                  size_t aliasAt, FoldScratch& s) {
   uint8_t* dstPtr = dst.pointer() ? dst.pointer() + off : nullptr;
-  auto first = src[0].view(off, n, s.a.data());
+  auto first = src[0].view(off, n, s.a.get());
   if (!first) return first.takeStatus();
   const uint8_t* acc = *first;
+  uint8_t* accAt = s.acc.get() + dst.pageOffset(off);  // where dst.write() reads it from
   for (size_t i = 1; i < src.size(); ++i) {
-    auto next = src[i].view(off, n, s.b.data());
+    auto next = src[i].view(off, n, s.b.get());
     if (!next) return next.takeStatus();
-    uint8_t* out = dstPtr && i >= aliasAt ? dstPtr : s.acc.data();
+    uint8_t* out = dstPtr && i >= aliasAt ? dstPtr : accAt;
     op.fn(out, acc, *next, n / op.elemSize);
     acc = out;
   }
@@ -28,9 +29,9 @@ Status foldBlock(std::span<const BufferRef> src, const BufferRef& dst, size_t of
 FoldScratch& FoldScratch::forThisThread() {
   thread_local FoldScratch s = [] {
     FoldScratch f;
-    f.a.resize(kBlock);
-    f.b.resize(kBlock);
-    f.acc.resize(kBlock);
+    f.a = allocatePages(kBlock + kCopyPage);
+    f.b = allocatePages(kBlock + kCopyPage);
+    f.acc = allocatePages(kBlock + kCopyPage);
     return f;
   }();
   return s;

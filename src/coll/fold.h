@@ -11,18 +11,20 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "coll/buffer_ref.h"
 #include "coll/reduce_kernels.h"
+#include "platform/copy.h"
 #include "platform/status.h"
 
 namespace ferry::coll {
 
-// Per-thread scratch of the fold (three blocks), allocated once.
+// Per-thread scratch of the fold (three blocks), allocated once. Each is page-aligned with a
+// page to spare: a block that process_vm_readv/writev moves sits at the page offset of the
+// peer's address, so that the kernel's copy never meets the 4 KiB-aliasing stall (copy.h).
 struct FoldScratch {
   static constexpr size_t kBlock = 128 * 1024;  // a multiple of every element size
-  std::vector<uint8_t> a, b, acc;
+  PageBytes a, b, acc;
   static FoldScratch& forThisThread();
 };
 

@@ -26,6 +26,7 @@
 #include "comm/mpi_check.h"
 #include "coll/inter_stage.h"
 #include "coll/p2p_schedule.h"
+#include "platform/copy.h"
 
 namespace ferry::coll {
 namespace {
@@ -98,7 +99,9 @@ class P2pInterStage final : public InterStage {
     }
     op.step = 0;
     op.done = op.steps.empty();
-    if (!op.scratch) op.scratch.reset(new uint8_t[maxChunkBytes_]);  // untouched until used
+    // Page-aligned, like the slots the partners send from: the copy into it (the kernel's,
+    // for a single-copy MPI library) then never meets the 4 KiB-aliasing stall (copy.h).
+    if (!op.scratch) op.scratch = allocatePages(maxChunkBytes_);  // untouched until used
     return op.done ? Status() : post(op, slot);
   }
 
@@ -163,7 +166,7 @@ class P2pInterStage final : public InterStage {
     bool done = true;
     std::array<MPI_Request, 2> reqs = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     // Kept across calls (no fresh pages per chunk), and as large as any chunk (see post()).
-    std::unique_ptr<uint8_t[]> scratch;
+    PageBytes scratch;
   };
 
   Status post(Op& op, int slot) {

@@ -1,10 +1,10 @@
 #include "coll/pipeline.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "coll/stats.h"
 #include "coll/types.h"
+#include "platform/copy.h"
 #include "platform/parse.h"
 
 namespace ferry::coll {
@@ -50,7 +50,7 @@ void Pipeline::publishInter(size_t c) {
 
 void Pipeline::copyResultOut(size_t c) {
   Range ch = plan_.chunk(c);
-  std::memcpy(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
+  copyBytes(args_.recv + plan_.offset(ch), area_.result(slot(c)), plan_.bytes(ch));
   stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
 }
 

@@ -4,11 +4,11 @@
 // copies the result out. `depth` slots per rank let copies of later chunks proceed while
 // earlier ones are reduced; a slot is reused only once every rank is done with it. Nothing
 // reads this rank's own buffers, so it may return as soon as its result is in place.
-#include <cstring>
 #include <vector>
 
 #include "coll/pipeline.h"
 #include "coll/stats.h"
+#include "platform/copy.h"
 
 namespace ferry::coll {
 namespace {
@@ -31,7 +31,7 @@ Result<bool> Staged::stageNext() {
   size_t c = nextStage_;
   if (c == plan_.chunks() || !slotFree(c, &RankLine::reduced)) return false;
   Range ch = plan_.chunk(c);
-  std::memcpy(area_.input(me_, slot(c)), args_.send + plan_.offset(ch), plan_.bytes(ch));
+  copyBytes(area_.input(me_, slot(c)), args_.send + plan_.offset(ch), plan_.bytes(ch));
   stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
   mine_.stagedIn.store(mark(c), std::memory_order_release);
   ++nextStage_;

@@ -14,6 +14,7 @@
 #include "comm/mpi_check.h"
 #include "comm/wire.h"
 #include "platform/clock.h"
+#include "platform/copy.h"
 #include "platform/files.h"
 #include "platform/log.h"
 #include "platform/parse.h"
@@ -217,7 +218,7 @@ Result<uint32_t> PageLink::read(uint64_t page, uint32_t count, uint8_t* out) {
   const uint8_t* bytes = nullptr;
   if (!r.get(pages) || pages > count || !r.view(bytes, pages * kLinkPage))
     return Status(Errc::Protocol, "a malformed page read reply from rank " + std::to_string(host_));
-  std::memcpy(out, bytes, pages * kLinkPage);
+  copyBytes(out, bytes, pages * kLinkPage);
   return pages;
 }
 

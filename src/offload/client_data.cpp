@@ -9,6 +9,7 @@
 #include "comm/cma.h"
 #include "offload/client.h"
 #include "platform/config.h"
+#include "platform/copy.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 #include "platform/ranges.h"
@@ -135,7 +136,7 @@ bool Client::inRank0Block(uint64_t addr, uint64_t len) const {
 
 Status Client::copyInRank0(void* dst, const void* src, uint64_t n, AsyncQueue& q) {
   if (Status st = synchronize(q); !st) return st;
-  std::memcpy(dst, src, n);
+  copyBytes(dst, src, n);
   return {};
 }
 

@@ -2,8 +2,7 @@
 
 #include <dlfcn.h>
 
-#include <cstring>
-
+#include "platform/copy.h"
 #include "service/crash_report.h"
 
 namespace ferry::service {
@@ -57,12 +56,12 @@ Status CpuDevice::release(uint64_t addr, uint64_t size, int32_t kind) {
 }
 
 Status CpuDevice::write(uint64_t dst, const void* src, uint64_t len) {
-  std::memcpy(reinterpret_cast<void*>(dst), src, len);
+  copyBytes(reinterpret_cast<void*>(dst), src, len);
   return {};
 }
 
 Status CpuDevice::read(void* dst, uint64_t src, uint64_t len) {
-  std::memcpy(dst, reinterpret_cast<const void*>(src), len);
+  copyBytes(dst, reinterpret_cast<const void*>(src), len);
   return {};
 }
 

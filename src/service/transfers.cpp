@@ -5,6 +5,7 @@
 
 #include "comm/cma.h"
 #include "platform/config.h"
+#include "platform/copy.h"
 #include "platform/parse.h"
 #include "platform/log.h"
 #include "service/server.h"
@@ -29,7 +30,7 @@ constexpr uint64_t kSplitCopyMin = 256 * 1024;
 // server, or two devices of one rank).
 Status Server::copyFromPeer(int peer, uint64_t remote, void* local, uint64_t len) {
   if (peer == world_.rank()) {
-    std::memcpy(local, reinterpret_cast<const void*>(remote), len);
+    copyBytes(local, reinterpret_cast<const void*>(remote), len);
     return {};
   }
   return comm::cmaRead(world_.peer(peer).pid, remote, local, len);
@@ -37,7 +38,7 @@ Status Server::copyFromPeer(int peer, uint64_t remote, void* local, uint64_t len
 
 Status Server::copyToPeer(int peer, uint64_t remote, const void* local, uint64_t len) {
   if (peer == world_.rank()) {
-    std::memcpy(reinterpret_cast<void*>(remote), local, len);
+    copyBytes(reinterpret_cast<void*>(remote), local, len);
     return {};
   }
   return comm::cmaWrite(world_.peer(peer).pid, remote, local, len);

@@ -1,0 +1,44 @@
+// Copies between buffers of any alignment at memcpy's speed, including the one relative
+// alignment where memcpy is not: on AMD Zen with glibc before 2.39, a copy of 2 KiB to
+// about 1 MiB (below the non-temporal threshold) whose destination lies 1-63 bytes past the
+// source modulo 4 KiB runs `rep movsb` into the CPU's 4 KiB-aliasing stall, at 2-3 GB/s
+// instead of 40-50 (glibc bug 30994; measured on this project's EPYC machines, see
+// docs/collectives.md, "Copies"). That offset is the common case here, not a corner: a
+// malloc'd buffer of 128 KiB or more starts 16 bytes into a page, and the shared segments'
+// slots start on one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+
+namespace ferry {
+
+constexpr size_t kCopyPage = 4096;  // the aliasing period: the low 12 address bits
+
+// Whether copying `n` bytes from `src` to `dst` falls in that window: the distance modulo
+// 4 KiB is 1-63 bytes and the copy is large enough for `rep movsb`.
+inline bool copyAliases(const void* dst, const void* src, size_t n) {
+  constexpr size_t kMinBytes = 1024;  // below glibc's smallest rep movsb threshold
+  constexpr uintptr_t kWindow = 64;
+  uintptr_t distance = (reinterpret_cast<uintptr_t>(dst) - reinterpret_cast<uintptr_t>(src)) & (kCopyPage - 1);
+  return n >= kMinBytes && distance != 0 && distance < kWindow;
+}
+
+// memcpy(dst, src, n) for buffers that do not overlap; in the window above, a loop of
+// 16-byte vector moves instead.
+void copyBytes(void* dst, const void* src, size_t n);
+
+// The kernel copies for process_vm_readv/writev (and so for MPI libraries' single-copy
+// paths) with `rep movsb` too, so a buffer that another process fills is best placed at the
+// page offset of the data that goes into it. These are page-aligned buffers for that: offset
+// them by the source's `& (kCopyPage - 1)` (with kCopyPage bytes of slack), or leave them
+// aligned when the source is a shared segment's 64-byte-aligned slot.
+struct FreeBytes {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using PageBytes = std::unique_ptr<uint8_t[], FreeBytes>;
+PageBytes allocatePages(size_t n);
+
+}  // namespace ferry
