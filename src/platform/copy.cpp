@@ -4,18 +4,38 @@
 #include <new>
 
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 namespace ferry {
 namespace {
 
-// 64 bytes per round, as four unaligned 16-byte loads then four stores: as fast as glibc's
-// vector loop on data in cache (SSE2 is in every x86_64, so no dispatch is needed), and
-// never `rep movsb`. The loads come before the stores so the compiler cannot turn the loop
-// back into a memcpy call.
-void vectorCopy(uint8_t* d, const uint8_t* s, size_t n) {
 #if defined(__x86_64__)
+// 128 bytes per round, four unaligned 32-byte loads then four stores, on CPUs with AVX2
+// (every AMD Zen): as fast as glibc's own vector loop, in cache and out, and never
+// `rep movsb`. The loads come before the stores, so the compiler cannot turn the loop back
+// into a memcpy call.
+__attribute__((target("avx2"))) void copyAvx2(uint8_t* d, const uint8_t* s, size_t n) {
+  if (n >= 256) {  // stores on 32-byte boundaries: none splits a cache line
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+    size_t head = 32 - (reinterpret_cast<uintptr_t>(d) & 31);
+    d += head, s += head, n -= head;
+  }
+  for (; n >= 128; n -= 128, s += 128, d += 128) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32));
+    __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 64));
+    __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 96));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), a);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 32), b);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 64), c);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 96), e);
+  }
+  std::memcpy(d, s, n);  // the tail, below rep movsb's threshold
+}
+
+// The same with 16-byte moves, which every x86_64 has.
+void copySse2(uint8_t* d, const uint8_t* s, size_t n) {
   for (; n >= 64; n -= 64, s += 64, d += 64) {
     __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
     __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
@@ -26,9 +46,15 @@ void vectorCopy(uint8_t* d, const uint8_t* s, size_t n) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 32), c);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 48), e);
   }
-#endif
-  std::memcpy(d, s, n);  // the tail (below rep movsb's threshold), or everything elsewhere
+  std::memcpy(d, s, n);
 }
+
+using CopyFn = void (*)(uint8_t*, const uint8_t*, size_t);
+const CopyFn vectorCopy = __builtin_cpu_supports("avx2") ? copyAvx2 : copySse2;
+#else
+// Elsewhere there is no such stall to avoid.
+void vectorCopy(uint8_t* d, const uint8_t* s, size_t n) { std::memcpy(d, s, n); }
+#endif
 
 }  // namespace
 

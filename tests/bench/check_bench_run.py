@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Runs one `ferry bench` command and checks what it wrote (no timing is asserted).
 
-check_bench_run.py --kind offload|xs --out-dir DIR [--max-seconds S] -- CMD...
+check_bench_run.py --kind offload|xs|copy --out-dir DIR [--max-seconds S] -- CMD...
 
 offload: the terminal table has every column and section; offload.csv has a row per test
          and size with positive figures and ratios that equal their parts (one repetition);
          no byte of a device-to-device copy passed through rank 0; every data check passed;
          the plots exist when /usr/bin/python3 has matplotlib (otherwise the skip is reported).
 xs:      the scaling table covers 1..N devices with one checksum for every strong-scaling
-         run, and every checksum check passed."""
+         run, and every checksum check passed.
+copy:    copy.csv has a row per size and distance (0, 16, 64 bytes) with positive bandwidths,
+         each speed-up equals its two bandwidths' ratio (one repetition), and the table,
+         the command and the plot are there."""
 import argparse
 import csv
 import math
@@ -89,6 +92,26 @@ def check_xs(c, out, out_dir):
     check_plots(c, out, ["xs_scaling.png"], out_dir)
 
 
+def check_copy(c, out, out_dir):
+    c.expect(re.search(r"^# command: .*copy_bench", out, re.M), "the reproducing command")
+    c.expect(re.search(r"bytes +distance +memcpy GB/s +Ferry GB/s +speed-up", out), "the table's columns")
+    path = os.path.join(out_dir, "copy.csv")
+    c.expect(os.path.exists(path), f"{path} written")
+    if not os.path.exists(path):
+        return
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    sizes = sorted({int(r["bytes"]) for r in rows})
+    c.expect(len(sizes) >= 2 and len(rows) == 3 * len(sizes), "a row per size and distance")
+    c.expect({int(r["distance"]) for r in rows} == {0, 16, 64}, "distances 0, 16 and 64 bytes")
+    for r in rows:
+        where = f"{r['bytes']} B at +{r['distance']} B"
+        memcpy_gbs, ferry_gbs, speedup = number(r["memcpy_gbs"]), number(r["ferry_gbs"]), number(r["speedup"])
+        c.expect(memcpy_gbs > 0 and ferry_gbs > 0, f"{where}: positive bandwidths")
+        c.expect(math.isclose(speedup, ferry_gbs / memcpy_gbs, rel_tol=2e-3), f"{where}: speed-up = Ferry / memcpy")
+    check_plots(c, out, ["copy.png"], out_dir)
+
+
 def check_plots(c, out, names, out_dir):
     """With matplotlib the plots exist and no plot was skipped; without it the skip is reported."""
     if has_matplotlib():
@@ -102,7 +125,7 @@ def check_plots(c, out, names, out_dir):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--kind", choices=["offload", "xs"], required=True)
+    p.add_argument("--kind", choices=["offload", "xs", "copy"], required=True)
     p.add_argument("--out-dir", required=True)
     p.add_argument("--max-seconds", type=float, default=100)
     p.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -117,7 +140,7 @@ def main():
     print(out)
     c = Checks()
     c.expect(proc.returncode == 0, f"exit status {proc.returncode}, expected 0")
-    (check_offload if a.kind == "offload" else check_xs)(c, out, a.out_dir)
+    {"offload": check_offload, "xs": check_xs, "copy": check_copy}[a.kind](c, out, a.out_dir)
     for problem in c.problems:
         print(f"EXPECTATION FAILED: {problem}")
     return 1 if c.problems else 0

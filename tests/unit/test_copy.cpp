@@ -30,14 +30,14 @@ TEST(Copy, WindowIsOneToSixtyThreeBytesPastTheSourceModuloAPage) {
   EXPECT_TRUE(ferry::copyAliases(b.dst + kPage + 63, b.src, 8192));
   EXPECT_FALSE(ferry::copyAliases(b.dst + 64, b.src, 8192));
   EXPECT_FALSE(ferry::copyAliases(b.dst, b.src + 16, 8192));      // destination before: no stall
-  EXPECT_FALSE(ferry::copyAliases(b.dst + 16, b.src, 1023));      // memcpy's vector path anyway
+  EXPECT_FALSE(ferry::copyAliases(b.dst + 16, b.src, 4095));      // memcpy's vector path anyway
 }
 
 TEST(Copy, EqualsMemcpyAtEveryOffsetAndSize) {
   PageBuffers b;
   const size_t total = 4 * kPage + (1 << 20);
   for (size_t i = 0; i < total; ++i) b.src[i] = static_cast<uint8_t>(i * 131 + 7);
-  const std::vector<size_t> sizes = {0, 1, 63, 64, 65, 1023, 1024, 1025, 4096 + 17, 65536 + 3, (1 << 20) + 5};
+  const std::vector<size_t> sizes = {0, 1, 63, 64, 65, 1023, 4095, 4096, 4097, 4096 + 255, 65536 + 3, (1 << 20) + 5};
   const std::vector<size_t> offsets = {0, 1, 15, 16, 17, 31, 32, 63, 64, 65, 4095, 4096 + 16};
   for (size_t srcOff : {size_t{0}, size_t{16}, size_t{100}}) {
     for (size_t dstOff : offsets) {
