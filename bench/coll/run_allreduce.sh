@@ -27,6 +27,7 @@ layouts=(
   "np4_one_node|4||"
   "np4_vnodes2|4|FERRY_VIRTUAL_NODES=2|"
   "np4_vnodes2_shared|4|FERRY_VIRTUAL_NODES=2|--buffers shared"
+  "np4_vnodes2_staged|4|FERRY_VIRTUAL_NODES=2 FERRY_COLL_INTRA=staged|"
 )
 if [[ ${COLL_LAYOUTS:-} == many ]]; then
   layouts=(
