@@ -45,6 +45,16 @@ def number(text):
     return float(text) if text not in ("", None) else math.nan
 
 
+def read_rows(c, out_dir, name):
+    """The rows of out_dir/name, or None (and a failed expectation) when it was not written."""
+    path = os.path.join(out_dir, name)
+    c.expect(os.path.exists(path), f"{path} written")
+    if not os.path.exists(path):
+        return None
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def check_offload(c, out, out_dir):
     c.expect(len(re.findall(COLUMNS, out)) == len(OFFLOAD_TESTS), "every section prints the same columns")
     c.expect(re.search(r"d2d_cross_bw: bytes through rank 0 during the timed copies: 0 ", out),
@@ -54,12 +64,9 @@ def check_offload(c, out, out_dir):
     c.expect(re.search(r"Validation: [1-9]\d* data checks in \d+ runs, all passed", out), "validation summary")
     c.expect(re.search(r"^command: |  command: .*ferry bench offload", out, re.M), "the reproducing command")
     c.expect(re.search(r"Targets \(issue 3", out), "the targets")
-    path = os.path.join(out_dir, "offload.csv")
-    c.expect(os.path.exists(path), f"{path} written")
-    if not os.path.exists(path):
+    rows = read_rows(c, out_dir, "offload.csv")
+    if rows is None:
         return
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
     tests = {r["test"] for r in rows}
     for t in OFFLOAD_TESTS:
         c.expect(t in tests, f"offload.csv has {t}")
@@ -78,12 +85,9 @@ def check_offload(c, out, out_dir):
 
 def check_xs(c, out, out_dir):
     c.expect(re.search(r"Verification: [1-9]\d* checksum checks passed", out), "verification summary")
-    path = os.path.join(out_dir, "xs_scaling.csv")
-    c.expect(os.path.exists(path), f"{path} written")
-    if not os.path.exists(path):
+    rows = read_rows(c, out_dir, "xs_scaling.csv")
+    if rows is None:
         return
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
     c.expect([int(r["devices"]) for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 2,
              "one row per device count, from 1")
     c.expect(len({r["strong_checksum"] for r in rows}) == 1 and re.fullmatch(r"[0-9a-f]{16}", rows[0]["strong_checksum"]),
@@ -95,12 +99,9 @@ def check_xs(c, out, out_dir):
 def check_copy(c, out, out_dir):
     c.expect(re.search(r"^# command: .*copy_bench", out, re.M), "the reproducing command")
     c.expect(re.search(r"bytes +distance +memcpy GB/s +Ferry GB/s +speed-up", out), "the table's columns")
-    path = os.path.join(out_dir, "copy.csv")
-    c.expect(os.path.exists(path), f"{path} written")
-    if not os.path.exists(path):
+    rows = read_rows(c, out_dir, "copy.csv")
+    if rows is None:
         return
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
     sizes = sorted({int(r["bytes"]) for r in rows})
     c.expect(len(sizes) >= 2 and len(rows) == 3 * len(sizes), "a row per size and distance")
     c.expect({int(r["distance"]) for r in rows} == {0, 16, 64}, "distances 0, 16 and 64 bytes")
