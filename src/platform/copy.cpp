@@ -49,8 +49,15 @@ void copySse2(uint8_t* d, const uint8_t* s, size_t n) {
   std::memcpy(d, s, n);
 }
 
-using CopyFn = void (*)(uint8_t*, const uint8_t*, size_t);
-const CopyFn vectorCopy = __builtin_cpu_supports("avx2") ? copyAvx2 : copySse2;
+// Chosen at the first copy, not by a static initialiser: another one may copy before it ran.
+void vectorCopy(uint8_t* d, const uint8_t* s, size_t n) {
+  using CopyFn = void (*)(uint8_t*, const uint8_t*, size_t);
+  static const CopyFn fn = [] {
+    __builtin_cpu_init();  // needed where this may run before the constructors that call it
+    return __builtin_cpu_supports("avx2") ? copyAvx2 : copySse2;
+  }();
+  fn(d, s, n);
+}
 #else
 // Elsewhere there is no such stall to avoid.
 void vectorCopy(uint8_t* d, const uint8_t* s, size_t n) { std::memcpy(d, s, n); }

@@ -1,9 +1,9 @@
 // Copies between buffers of any alignment at memcpy's speed, including the one relative
-// alignment where memcpy is not: on AMD Zen with glibc before 2.39, a copy of 2 KiB to
-// about 1 MiB (below the non-temporal threshold) whose destination lies 1-63 bytes past the
-// source modulo 4 KiB runs `rep movsb` into the CPU's 4 KiB-aliasing stall, at 2-3 GB/s
-// instead of 40-50 (glibc bug 30994; measured on this project's EPYC machines, see
-// docs/performance.md, "Copies"). That offset is the common case here, not a corner: a
+// alignment where memcpy is not: on AMD Zen with glibc before 2.39, a copy from 4 KiB up to
+// the L2 size (where glibc stops using `rep movsb` on AMD) whose destination lies 1-31
+// bytes past the source modulo 4 KiB runs `rep movsb` into the CPU's 4 KiB-aliasing stall,
+// at 2-3 GB/s instead of 40-90 (glibc bug 30994; measured on this project's EPYC machines,
+// see docs/performance.md, "Copies"). That offset is the common case here, not a corner: a
 // malloc'd buffer of 128 KiB or more starts 16 bytes into a page, and the shared segments'
 // slots start on one.
 #pragma once
@@ -18,7 +18,8 @@ namespace ferry {
 constexpr size_t kCopyPage = 4096;  // the aliasing period: the low 12 address bits
 
 // Whether copying `n` bytes from `src` to `dst` falls in that window: the distance modulo
-// 4 KiB is 1-63 bytes and the copy is large enough for `rep movsb`.
+// 4 KiB is 1-63 bytes (1-31 stalled here; the window keeps a cache line of margin) and the
+// copy is large enough for `rep movsb`.
 inline bool copyAliases(const void* dst, const void* src, size_t n) {
   // glibc's rep movsb threshold with AVX2 (2048 x 32/16 bytes). Below it memcpy takes its
   // vector path, faster at 1-2 KiB than copyBytes' loop (0.6-0.9x measured: a call through
