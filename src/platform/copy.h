@@ -1,9 +1,10 @@
 // Copies between buffers of any alignment at memcpy's speed, including the one relative
-// alignment where memcpy is not: on AMD Zen with glibc before 2.39, a copy from 4 KiB up to
-// the L2 size (where glibc stops using `rep movsb` on AMD) whose destination lies 1-31
-// bytes past the source modulo 4 KiB runs `rep movsb` into the CPU's 4 KiB-aliasing stall,
-// at 2-3 GB/s instead of 40-90 (glibc bug 30994; measured on this project's EPYC machines,
-// see docs/performance.md, "Copies"). That offset is the common case here, not a corner: a
+// alignment where memcpy is not. On AMD Zen with glibc 2.36 (Debian 12's), a copy of 4 KiB
+// or more, up to where glibc stops using `rep movsb` (512 KiB here, the L2 size), whose
+// destination lies 1-31 bytes past the source modulo 4 KiB runs `rep movsb` into the CPU's
+// 4 KiB-aliasing stall: 2-3 GB/s instead of 40-90 (measured on this project's EPYC
+// machines, docs/performance.md, "Copies"; newer glibc versions are reported to avoid it,
+// which was not checked here). That offset is the common case here, not a corner: a
 // malloc'd buffer of 128 KiB or more starts 16 bytes into a page, and the shared segments'
 // slots start on one.
 #pragma once
