@@ -19,6 +19,7 @@ bool bind(void* handle, const char* name, Fn& out) {
 
 }  // namespace
 
+std::string llvmLibDir() { return FERRY_LLVM_LIBDIR; }
 std::string stockHostPluginPath() { return FERRY_LLVM_LIBDIR "/libomptarget.rtl.x86_64.nextgen.so.16"; }
 std::string stockCudaPluginPath() { return FERRY_LLVM_LIBDIR "/libomptarget.rtl.cuda.nextgen.so.16"; }
 

@@ -34,6 +34,8 @@ struct VendorPlugin {
 };
 
 // Absolute paths of the stock plugins in Debian's LLVM 16.
+// Where Debian's libomptarget and its stock plugins live (FERRY_LLVM_LIBDIR at build time).
+std::string llvmLibDir();
 std::string stockHostPluginPath();
 std::string stockCudaPluginPath();
 

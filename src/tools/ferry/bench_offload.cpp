@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "platform/parse.h"
+#include "service/vendor_plugin.h"
 #include "tools/ferry/bench_offload_rows.h"
 #include "tools/ferry/bench_offload_targets.h"
 #include "tools/ferry/bench_report.h"
@@ -39,6 +40,10 @@ std::vector<std::string> programArgs(const OffloadOptions& opt, const Paths& p, 
 
 // The stock run: the same program without Ferry's plugin directory on LD_LIBRARY_PATH, so
 // that libomptarget loads Debian's x86_64 host plugin (CUDA plugin with --gpu) in this process.
+// LLVM's own directory goes first instead: libomptarget dlopens its plugins by name from
+// libLLVM-16, whose RUNPATH finds them only when libLLVM-16.so.1 was loaded through
+// /usr/lib/llvm-16/lib, and that link comes with llvm-16-dev; without it the stock run found
+// no device at all (observed on a bookworm machine with clang-16 and libomp-16-dev only).
 RunPlan stockPlan(const OffloadOptions& opt, const Paths& p, const std::string& originalLdPath, int rep) {
   RunPlan plan;
   std::string base = p.runsDir + "/stock." + std::to_string(rep);
@@ -46,8 +51,8 @@ RunPlan stockPlan(const OffloadOptions& opt, const Paths& p, const std::string& 
   plan.recordsPath = base + ".jsonl";
   plan.progressPath = opt.outDir + "/progress.txt";
   plan.child.argv = programArgs(opt, p, "stock", plan.recordsPath);
-  std::string ld = withoutPathEntry(originalLdPath, p.pluginDir);
-  plan.child.env["LD_LIBRARY_PATH"] = ld.empty() ? std::nullopt : std::optional<std::string>(ld);
+  std::string rest = withoutPathEntry(withoutPathEntry(originalLdPath, p.pluginDir), service::llvmLibDir());
+  plan.child.env["LD_LIBRARY_PATH"] = service::llvmLibDir() + (rest.empty() ? "" : ":" + rest);
   plan.child.logPath = base + ".log";
   plan.child.timeoutSeconds = opt.timeout;
   return plan;
