@@ -25,9 +25,22 @@ VARIANTS = [  # name, under Ferry?, extra environment
 ]
 
 
+def llvm_libdir(build):
+    """FERRY_LLVM_LIBDIR of the build: where Debian's stock plugins live."""
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        for line in f:
+            if line.startswith("FERRY_LLVM_LIBDIR:"):
+                return line.split("=", 1)[1].strip()
+    return "/usr/lib/llvm-16/lib"
+
+
 def run_once(build, ferry, extra, reps):
     program = os.path.join(build, "bin", "ferry_usm_sweep")
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", **extra)
+    if not ferry:
+        # libomptarget finds the stock plugins only through this directory unless llvm-16-dev is
+        # installed (docs/user-guide.md, "Troubleshooting").
+        env["LD_LIBRARY_PATH"] = ":".join(p for p in [llvm_libdir(build), env.get("LD_LIBRARY_PATH", "")] if p)
     cmd = [os.path.join(build, "bin", "ferry"), "run", "-n", "2", program, str(reps)] if ferry else [program, str(reps)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
