@@ -9,6 +9,8 @@
 
 #include "coll/comm_context.h"
 #include "coll/stats.h"
+#include "comm/cma.h"
+#include "platform/copy.h"
 #include "platform/parse.h"
 #include "platform/topology.h"
 #include "tools/ferry/ferry_build_info.h"
@@ -192,6 +194,64 @@ void printPreamble(int argc, char** argv, const std::string& buffers) {
               topo.cores, topo.pus, parse::formatSize(topo.memoryBytes).c_str(), date, loadAverage().c_str(),
               buffers.c_str());
   std::fflush(stdout);
+}
+
+namespace {
+
+constexpr size_t kCopyProbeBytes = 256 * 1024;
+constexpr int kCopyProbeTries = 20;
+
+// Best of a few timed runs of `copy`, in GB/s.
+template <typename Copy>
+double bestGBs(Copy copy) {
+  double best = 0;
+  for (int i = 0; i < kCopyProbeTries; ++i) {
+    double t0 = MPI_Wtime();
+    copy();
+    double t = MPI_Wtime() - t0;
+    if (t > 0) best = std::max(best, static_cast<double>(kCopyProbeBytes) / t * 1e-9);
+  }
+  return best;
+}
+
+}  // namespace
+
+void printCopySpeeds() {
+  // A peer on the same host (a virtual node is not a host): its pid means nothing elsewhere.
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int hostRank = 0, hostSize = 1;
+  MPI_Comm_rank(host, &hostRank);
+  MPI_Comm_size(host, &hostSize);
+  PageBytes peerData = allocatePages(kCopyProbeBytes);
+  std::memset(peerData.get(), 1, kCopyProbeBytes);
+  int64_t mine[2] = {getpid(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(peerData.get()))};
+  int64_t peer[2] = {0, 0};
+  if (hostSize > 1) MPI_Bcast(hostRank == 1 ? mine : peer, 2, MPI_INT64_T, 1, host);
+  if (worldRank() == 0) {
+    PageBytes src = allocatePages(kCopyProbeBytes), dst = allocatePages(kCopyProbeBytes + kCopyPage);
+    std::memset(src.get(), 2, kCopyProbeBytes);
+    std::memset(dst.get(), 0, kCopyProbeBytes + kCopyPage);
+    double same = bestGBs([&] { std::memcpy(dst.get(), src.get(), kCopyProbeBytes); });
+    double shifted = bestGBs([&] { std::memcpy(dst.get() + 16, src.get(), kCopyProbeBytes); });
+    std::string cma = "not measured (no other rank on this host)";
+    if (hostRank == 0 && hostSize > 1) {
+      Status st;
+      double gbs = bestGBs([&] {
+        if (st)
+          st = comm::cmaRead(static_cast<pid_t>(peer[0]), static_cast<uint64_t>(peer[1]), dst.get(), kCopyProbeBytes);
+      });
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f GB/s", gbs);
+      cma = st ? std::string(text) : "refused (" + st.message() + ")";
+    }
+    std::printf("# copies of 256 KiB by rank 0 (best of %d): memcpy %.1f GB/s at the same page offset, %.1f GB/s 16 "
+                "bytes past it; process_vm_readv from a rank of this host: %s (docs/performance.md, \"Copies\")\n",
+                kCopyProbeTries, same, shifted, cma.c_str());
+    std::fflush(stdout);
+  }
+  MPI_Barrier(host);  // rank 1's buffer lives until rank 0 has read it
+  MPI_Comm_free(&host);
 }
 
 void printCounters(MPI_Comm comm) {

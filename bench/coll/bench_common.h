@@ -51,6 +51,10 @@ class Table {
 };
 
 void printPreamble(int argc, char** argv, const std::string& buffers);
+// The machine's copy speeds, which set how far Ferry's data paths can go (docs/performance.md,
+// "Copies"): rank 0's memcpy of 256 KiB at the same page offset and 16 bytes past it, and its
+// process_vm_readv from a rank of the same host. Collective over MPI_COMM_WORLD.
+void printCopySpeeds();
 // The data-path counters summed over ranks, and how the communicator was set up.
 void printCounters(MPI_Comm comm);
 

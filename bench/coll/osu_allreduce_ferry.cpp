@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (!coll::ensureStarted()) return 1;
   bench::printPreamble(argc, argv, opt.buffers);
+  bench::printCopySpeeds();
   int rc = bench::run(opt);
   bench::printCounters(MPI_COMM_WORLD);
   MPI_Finalize();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one `ferry bench` command and checks what it wrote (no timing is asserted).
 
-check_bench_run.py --kind offload|xs|copy --out-dir DIR [--max-seconds S] -- CMD...
+check_bench_run.py --kind offload|xs|copy|allreduce --out-dir DIR [--max-seconds S] -- CMD...
 
 offload: the terminal table has every column and section; offload.csv has a row per test
          and size with positive figures and ratios that equal their parts (one repetition);
@@ -11,7 +11,10 @@ xs:      the scaling table covers 1..N devices with one checksum for every stron
          run, and every checksum check passed.
 copy:    copy.csv has a row per size and distance (0, 16, 64 bytes) with positive bandwidths,
          each speed-up equals its two bandwidths' ratio (one repetition), and the table,
-         the command and the plot are there."""
+         the command and the plot are there.
+allreduce: osu_allreduce_ferry printed its preamble with the machine's copy speeds, its table
+         and its data path; osu_allreduce.csv has a row per size with positive latencies and
+         speed-ups equal to their latencies' ratios (one repetition); Ferry ran calls."""
 import argparse
 import csv
 import math
@@ -113,6 +116,26 @@ def check_copy(c, out, out_dir):
     check_plots(c, out, ["copy.png"], out_dir)
 
 
+def check_allreduce(c, out, out_dir):
+    c.expect(re.search(r"^# command: .*osu_allreduce_ferry", out, re.M), "the reproducing command")
+    c.expect(re.search(r"^# copies of 256 KiB by rank 0 \(best of \d+\): memcpy [\d.]+ GB/s .*process_vm_readv",
+                       out, re.M), "the machine's copy speeds")
+    c.expect(re.search(r"bytes +mpi +ferry +xferry +forced +xforced +iters", out), "the table's columns")
+    c.expect(re.search(r"^# data path: ", out, re.M), "the data path")
+    calls = re.search(r"calls ferry=(\d+) library=(\d+)", out)
+    c.expect(calls and int(calls.group(1)) > 0, "Ferry ran calls (the forced variant always does)")
+    rows = read_rows(c, out_dir, "osu_allreduce.csv")
+    if rows is None:
+        return
+    c.expect(len(rows) >= 2, "a row per size")
+    for r in rows:
+        where = f"{r['bytes']} B"
+        mpi, ferry, forced = number(r["mpi_avg_us"]), number(r["ferry_avg_us"]), number(r["forced_avg_us"])
+        c.expect(mpi > 0 and ferry > 0 and forced > 0, f"{where}: positive latencies")
+        c.expect(math.isclose(number(r["speedup_ferry"]), mpi / ferry, rel_tol=5e-3), f"{where}: mpi / ferry")
+        c.expect(math.isclose(number(r["speedup_forced"]), mpi / forced, rel_tol=5e-3), f"{where}: mpi / forced")
+
+
 def check_plots(c, out, names, out_dir):
     """With matplotlib the plots exist and no plot was skipped; without it the skip is reported."""
     if has_matplotlib():
@@ -126,7 +149,7 @@ def check_plots(c, out, names, out_dir):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--kind", choices=["offload", "xs", "copy"], required=True)
+    p.add_argument("--kind", choices=["offload", "xs", "copy", "allreduce"], required=True)
     p.add_argument("--out-dir", required=True)
     p.add_argument("--max-seconds", type=float, default=100)
     p.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -141,7 +164,8 @@ def main():
     print(out)
     c = Checks()
     c.expect(proc.returncode == 0, f"exit status {proc.returncode}, expected 0")
-    {"offload": check_offload, "xs": check_xs, "copy": check_copy}[a.kind](c, out, a.out_dir)
+    {"offload": check_offload, "xs": check_xs, "copy": check_copy, "allreduce": check_allreduce}[a.kind](
+        c, out, a.out_dir)
     for problem in c.problems:
         print(f"EXPECTATION FAILED: {problem}")
     return 1 if c.problems else 0
