@@ -177,8 +177,9 @@ bool ensureStarted() {
 namespace {
 
 // Everything but the fast path: classification, set-up, decision, explanation, pipeline.
+// `known`: the communicator's context where the caller has already looked it up.
 [[gnu::noinline]] int decideAndRun(const Settings& s, const void* send, void* recv, int count, MPI_Datatype type,
-                                   MPI_Op op, MPI_Comm comm) {
+                                   MPI_Op op, MPI_Comm comm, CommContext* known) {
   InsideGuard guard;
   CallShape call;
   // The cheap part first: most small calls are decided here, without looking further.
@@ -195,7 +196,7 @@ namespace {
     call.unsupported = unsupportedReason(send, recv, type, op, comm, ti, opKind);
     d = preselect(s, call);
     if (d.ferry) {
-      auto ctx = contextFor(comm, s);
+      auto ctx = known ? Result<CommContext*>(known) : contextFor(comm, s);
       if (!ctx) {
         log::error(log::Coll, "allreduce: %s", ctx.status().message().c_str());
         MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
@@ -224,13 +225,9 @@ bool smallForTheLibrary(const Settings& s, int count, MPI_Datatype type) {
 // Communicators where auto mode hands every call to the library whatever its size (one rank
 // per node, or a set-up that failed): once set up, their calls skip the classification of
 // type and op and the MPI queries behind it (about 0.15 us, 12% of a 4 KiB allreduce with one
-// rank on each of 2 virtual nodes). The lookup never sets a context up, so a call that would
-// not reach set-up on every rank (a derived datatype on one) cannot start one. With coll
-// logging on, the slow path runs, to explain its decisions.
-bool libraryForEveryCall(const Settings& s, MPI_Comm comm) {
-  if (s.mode != Mode::Auto || comm == MPI_COMM_NULL || log::enabled(log::Level::Info, log::Coll)) return false;
-  const CommContext* ctx = existingContext(comm);
-  return ctx && (!ctx->usable() || ctx->shape().maxLocal == 1);
+// rank on each of 2 virtual nodes).
+bool libraryForEveryCall(const Settings& s, const CommContext& ctx) {
+  return s.mode == Mode::Auto && (!ctx.usable() || ctx.shape().maxLocal == 1);
 }
 
 // What the fast path of allreduce() reads, in one cache line. A small call on a busy node
@@ -258,9 +255,14 @@ void armFastPath() {
 int allreduceWith(const Settings& s, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
   if (tInside || !ensureStarted() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
-  if (smallForTheLibrary(s, count, type) || libraryForEveryCall(s, comm))
+  if (smallForTheLibrary(s, count, type)) return library(send, recv, count, type, op, comm);
+  // A lookup that never sets a context up, so that a call that would not reach set-up on
+  // every rank (a derived datatype on one) cannot start one; set-up waits for decideAndRun.
+  // With coll logging on, the slow path runs, to explain its decisions.
+  CommContext* known = comm == MPI_COMM_NULL || s.mode == Mode::Off ? nullptr : existingContext(comm);
+  if (known && libraryForEveryCall(s, *known) && !log::enabled(log::Level::Info, log::Coll))
     return library(send, recv, count, type, op, comm);
-  return decideAndRun(s, send, recv, count, type, op, comm);
+  return decideAndRun(s, send, recv, count, type, op, comm, known);
 }
 
 int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
