@@ -214,44 +214,60 @@ double bestGBs(Copy copy) {
   return best;
 }
 
+// process_vm_readv of 256 KiB by rank 0 of `host` from rank 1's buffer, into `dst` (rank 0's,
+// page-aligned: the fast case). Collective over `host`; the text is rank 0's.
+std::string cmaSpeed(MPI_Comm host, uint8_t* dst) {
+  int hostRank = 0, hostSize = 1;
+  MPI_Comm_rank(host, &hostRank);
+  MPI_Comm_size(host, &hostSize);
+  if (hostSize < 2) return "not measured (no other rank on this host)";
+  PageBytes data;  // rank 1's, alive until rank 0 has read it (the barrier below)
+  int64_t where[2] = {0, 0};
+  if (hostRank == 1) {
+    data = allocatePages(kCopyProbeBytes);
+    std::memset(data.get(), 1, kCopyProbeBytes);
+    where[0] = getpid();
+    where[1] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(data.get()));
+  }
+  MPI_Bcast(where, 2, MPI_INT64_T, 1, host);
+  std::string text;
+  if (hostRank == 0) {
+    Status st;
+    double gbs = bestGBs([&] {
+      if (st) st = comm::cmaRead(static_cast<pid_t>(where[0]), static_cast<uint64_t>(where[1]), dst, kCopyProbeBytes);
+    });
+    char figure[32];
+    std::snprintf(figure, sizeof figure, "%.1f GB/s", gbs);
+    text = st ? std::string(figure) : "refused (" + st.message() + ")";
+  }
+  MPI_Barrier(host);
+  return text;
+}
+
 }  // namespace
 
 void printCopySpeeds() {
   // A peer on the same host (a virtual node is not a host): its pid means nothing elsewhere.
+  // World rank 0 is rank 0 of its host's communicator (key 0 keeps the world's order).
   MPI_Comm host;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-  int hostRank = 0, hostSize = 1;
-  MPI_Comm_rank(host, &hostRank);
-  MPI_Comm_size(host, &hostSize);
-  PageBytes peerData = allocatePages(kCopyProbeBytes);
-  std::memset(peerData.get(), 1, kCopyProbeBytes);
-  int64_t mine[2] = {getpid(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(peerData.get()))};
-  int64_t peer[2] = {0, 0};
-  if (hostSize > 1) MPI_Bcast(hostRank == 1 ? mine : peer, 2, MPI_INT64_T, 1, host);
+  PageBytes src, dst;
+  double same = 0, shifted = 0;
   if (worldRank() == 0) {
-    PageBytes src = allocatePages(kCopyProbeBytes), dst = allocatePages(kCopyProbeBytes + kCopyPage);
+    src = allocatePages(kCopyProbeBytes);
+    dst = allocatePages(kCopyProbeBytes + kCopyPage);
     std::memset(src.get(), 2, kCopyProbeBytes);
     std::memset(dst.get(), 0, kCopyProbeBytes + kCopyPage);
-    double same = bestGBs([&] { std::memcpy(dst.get(), src.get(), kCopyProbeBytes); });
-    double shifted = bestGBs([&] { std::memcpy(dst.get() + 16, src.get(), kCopyProbeBytes); });
-    std::string cma = "not measured (no other rank on this host)";
-    if (hostRank == 0 && hostSize > 1) {
-      Status st;
-      double gbs = bestGBs([&] {
-        if (st)
-          st = comm::cmaRead(static_cast<pid_t>(peer[0]), static_cast<uint64_t>(peer[1]), dst.get(), kCopyProbeBytes);
-      });
-      char text[32];
-      std::snprintf(text, sizeof text, "%.1f GB/s", gbs);
-      cma = st ? std::string(text) : "refused (" + st.message() + ")";
-    }
-    std::printf("# copies of 256 KiB by rank 0 (best of %d): memcpy %.1f GB/s at the same page offset, %.1f GB/s 16 "
-                "bytes past it; process_vm_readv from a rank of this host: %s (docs/performance.md, \"Copies\")\n",
-                kCopyProbeTries, same, shifted, cma.c_str());
-    std::fflush(stdout);
+    same = bestGBs([&] { std::memcpy(dst.get(), src.get(), kCopyProbeBytes); });
+    shifted = bestGBs([&] { std::memcpy(dst.get() + 16, src.get(), kCopyProbeBytes); });
   }
-  MPI_Barrier(host);  // rank 1's buffer lives until rank 0 has read it
+  std::string cma = cmaSpeed(host, dst.get());
   MPI_Comm_free(&host);
+  if (worldRank() != 0) return;
+  std::printf("# copies of 256 KiB by rank 0 (best of %d): memcpy %.1f GB/s at the same page offset, %.1f GB/s 16 "
+              "bytes past it; process_vm_readv from a rank of this host: %s (docs/performance.md, \"Copies\")\n",
+              kCopyProbeTries, same, shifted, cma.c_str());
+  std::fflush(stdout);
 }
 
 void printCounters(MPI_Comm comm) {
