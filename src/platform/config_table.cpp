@@ -97,8 +97,9 @@ constexpr KnobSpec kKnobTable[] = {
      "a shared segment), or auto (single where the kernel allows it)"},
     {Knob::CollInter, "FERRY_COLL_INTER", KnobType::Enum, "auto", "auto|mpi|p2p", 0, 0, "coll",
      "Inter-node stage of the allreduce (run by each node's leader, or by every rank on its share: "
-     "FERRY_COLL_LEADERS): mpi (MPI_Iallreduce over the leaders), p2p (pairwise MPI_Isend/Irecv into buffers kept per slot, reduced by Ferry; see "
-     "FERRY_COLL_HALVING_MIN), or auto (p2p for up to 4 nodes, mpi beyond)"},
+     "FERRY_COLL_LEADERS): mpi (MPI_Iallreduce over the leaders), p2p (pairwise MPI_Isend/Irecv "
+     "into buffers kept per slot, reduced by Ferry; see FERRY_COLL_HALVING_MIN), or auto (p2p for "
+     "up to 4 nodes, mpi beyond)"},
     {Knob::CollHalvingMin, "FERRY_COLL_HALVING_MIN", KnobType::Size, "64K", nullptr, 0, kNoLimit, "coll",
      "The p2p inter-node stage reduces chunks of at least this size by reduce-scatter and allgather "
      "(each leader moves about two chunks and reduces about one) and smaller ones by recursive "
