@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 
 #include "comm/cma.h"
+#include "coll/copy_probe.h"
 #include "comm/mpi_check.h"
 #include "coll/stats.h"
+#include "platform/copy.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 #include "platform/topology.h"
@@ -94,21 +97,31 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
   return ctx;
 }
 
+// Learns the node's pids and whether process_vm_readv works between every two of its ranks,
+// then chooses the node's path. Where the choice of inputs is left to a measurement, every
+// rank also lends its peers a buffer to time process_vm_readv on (chooseInputs()).
 Status CommContext::probeSameNode(const Settings& s) {
+  bool measure = s.intra == IntraChoice::Auto && split_.localSize > 1;
+  PageBytes lent;
+  if (measure) {
+    lent = allocatePages(kCopyProbeBytes + kCopyPage);
+    std::memset(lent.get(), 1, kCopyProbeBytes + kCopyPage);
+  }
   gProbeWord = kProbeSalt ^ static_cast<uint64_t>(getpid());
-  int64_t mine[2] = {getpid(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(&gProbeWord))};
-  std::vector<int64_t> all(2 * static_cast<size_t>(split_.localSize));
-  if (Status st = comm::mpiStatus(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, split_.nodeComm),
+  int64_t mine[3] = {getpid(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(&gProbeWord)),
+                     static_cast<int64_t>(reinterpret_cast<uintptr_t>(lent.get()))};
+  std::vector<int64_t> all(3 * static_cast<size_t>(split_.localSize));
+  if (Status st = comm::mpiStatus(MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, split_.nodeComm),
                                   "MPI_Allgather(node pids)");
       !st)
     return st;
   pids_.resize(static_cast<size_t>(split_.localSize));
   std::string failure;
   for (int r = 0; r < split_.localSize; ++r) {
-    pids_[r] = static_cast<pid_t>(all[2 * r]);
+    pids_[r] = static_cast<pid_t>(all[3 * r]);
     if (r == split_.localRank || !failure.empty()) continue;
     uint64_t expected = kProbeSalt ^ static_cast<uint64_t>(pids_[r]);
-    failure = comm::cmaProbe(pids_[r], static_cast<uint64_t>(all[2 * r + 1]), &expected, sizeof expected);
+    failure = comm::cmaProbe(pids_[r], static_cast<uint64_t>(all[3 * r + 1]), &expected, sizeof expected);
   }
   int works = failure.empty() ? 1 : 0, allWork = 0;
   if (Status st = comm::mpiStatus(MPI_Allreduce(&works, &allWork, 1, MPI_INT, MPI_MIN, split_.nodeComm),
@@ -121,10 +134,24 @@ Status CommContext::probeSameNode(const Settings& s) {
   } else if (!allWork) {
     failure = "process_vm_readv fails on another rank of this node";
   }
+  if (Status st = choosePath(s, allWork != 0, failure); !st) return st;
+  if (!measure || path_ != IntraPath::Single) return {};
+  // The same on every rank of the node: every one of them measures (allWork is theirs too).
+  size_t next = static_cast<size_t>((split_.localRank + 1) % split_.localSize);
+  return chooseInputs(lent.get(), pids_[next], static_cast<uint64_t>(all[3 * next + 2]));
+}
+
+Status CommContext::choosePath(const Settings& s, bool cmaWorks, const std::string& failure) {
   if (s.intra == IntraChoice::Staged) {
     path_ = IntraPath::Staged;
     pathReason_ = "FERRY_COLL_INTRA=staged";
-  } else if (allWork) {
+  } else if (s.intra == IntraChoice::CopyIn) {
+    // Needs no process_vm_readv: inputs outside the heap are read from the segment, and
+    // results go through the result slots unless every receive buffer is in the heap.
+    path_ = IntraPath::Single;
+    copyIn_ = split_.localSize > 1;  // alone on its node, a rank's input is read by no one
+    pathReason_ = "FERRY_COLL_INTRA=copy-in";
+  } else if (cmaWorks) {
     path_ = IntraPath::Single;
     pathReason_ = "process_vm_readv works between the ranks of this node";
   } else if (s.intra == IntraChoice::Single) {
@@ -134,6 +161,18 @@ Status CommContext::probeSameNode(const Settings& s) {
     path_ = IntraPath::Staged;
     pathReason_ = "single copy is not possible here: " + failure;
   }
+  return {};
+}
+
+// Collective over the node. `lent` must stay valid until it returns: peers read it until they
+// reach nodeAverage(), which returns on no rank before every rank has entered it.
+Status CommContext::chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerLent) {
+  auto node = nodeAverage(split_.nodeComm, timeCopies(lent, peer, peerLent));
+  if (!node) return node.takeStatus();
+  copyIn_ = copyInCheaper(*node, split_.localSize);
+  inputsReason_ = describeSpeeds(*node) + ", node average, " + std::to_string(split_.localSize) + " ranks: " +
+                  (copyIn_ ? "copying in is cheaper (FERRY_COLL_INTRA=single reads in place)"
+                           : "reading in place is as cheap (FERRY_COLL_INTRA=copy-in copies in)");
   return {};
 }
 
@@ -164,7 +203,8 @@ Status CommContext::setupNode(const Settings& s) {
   // Small calls take the two-copy path where single copy works too, unless the settings
   // force one path; its input slots then need to hold only them.
   if (path_ == IntraPath::Single && s.intra == IntraChoice::Auto) stagedBelow_ = stagedBelow(s, split_.localSize);
-  size_t inputSlot = path_ == IntraPath::Staged ? s.chunkSize : std::max<uint64_t>(stagedBelow_, 1);
+  bool wholeChunks = path_ == IntraPath::Staged || copyIn_;
+  size_t inputSlot = wholeChunks ? s.chunkSize : std::max<uint64_t>(stagedBelow_, 1);
   size_t bytes = NodeArea::bytesFor(split_.localSize, s.depth, inputSlot, s.chunkSize);
   auto seg = comm::mapNodeSegment(split_.nodeComm, bytes, "coll");
   if (!seg) return seg.takeStatus();
@@ -230,6 +270,8 @@ std::string CommContext::describe() const {
                         : std::to_string(shape_.minLocal) + " to " + std::to_string(shape_.maxLocal);
   return label_ + ": " + std::to_string(shape_.size) + " ranks on " + std::to_string(shape_.numNodes) + " node(s), " + per +
          " per node; same-node path " + intraPathName(path_) + " (" + pathReason_ + ")" +
+         (copyIn_ ? ", inputs copied in" : path_ == IntraPath::Single ? ", inputs read in place" : "") +
+         (inputsReason_.empty() ? "" : " (" + inputsReason_ + ")") +
          (stagedBelow_ ? ", staged below " + parse::formatSize(stagedBelow_) + " (FERRY_COLL_STAGED_PER_RANK)" : "") +
          (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") +
                                     (leadersReason_.empty() ? "" : ", " + leadersReason_)

@@ -56,11 +56,17 @@ class CommContext {
   int numNodes() const { return shape_.numNodes; }
   // One node of two ranks: the single-copy path reduces each share straight into its
   // receive buffer and copies the peer's share out of the peer's, so no slot holds a chunk.
-  bool directResults() const { return numNodes() == 1 && localSize() == 2 && !shareLeaders(); }
+  // Not with copy-in: the peer's half of its input is read from the segment, and its result
+  // goes through the result slots unless its receive buffer is in the shared heap.
+  bool directResults() const { return numNodes() == 1 && localSize() == 2 && !shareLeaders() && !copyIn_; }
   // The node's path for large messages; pathFor() is the one a call of `bytes` takes.
   IntraPath path() const { return path_; }
   IntraPath pathFor(uint64_t bytes) const { return bytes < stagedBelow_ ? IntraPath::Staged : path_; }
   const std::string& pathReason() const { return pathReason_; }
+  // Single copy: each rank copies an input that is not in the shared heap into its input
+  // slot, where its peers read it, instead of their reading it with process_vm_readv
+  // (copy_probe.h says when).
+  bool copyIn() const { return copyIn_; }
   const NodeArea& area() const { return area_; }
   InterStage* inter() const { return inter_.get(); }
   const std::vector<pid_t>& pids() const { return pids_; }  // of node-local ranks
@@ -76,6 +82,8 @@ class CommContext {
   Status splitShares(MPI_Comm comm, const Settings& s);
   Status setupNode(const Settings& s);
   Status probeSameNode(const Settings& s);
+  Status choosePath(const Settings& s, bool cmaWorks, const std::string& failure);
+  Status chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerLent);
   // Collective: whether set-up worked everywhere, with the same settings; also numbers an
   // unnamed communicator the same on every rank.
   Status agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed);
@@ -91,6 +99,8 @@ class CommContext {
   std::vector<pid_t> pids_;
   IntraPath path_ = IntraPath::Single;
   std::string pathReason_;
+  bool copyIn_ = false;
+  std::string inputsReason_;  // the measurement behind copyIn_ (auto only)
   uint64_t stagedBelow_ = 0;  // smaller calls take the staged path although single copy works
   comm::ShmSegment segment_;
   NodeArea area_;

@@ -54,6 +54,17 @@ void Pipeline::copyResultOut(size_t c) {
   stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
 }
 
+bool Pipeline::stageInput() {
+  size_t c = nextStage_;
+  if (c == plan_.chunks() || !slotFree(c, &RankLine::reduced)) return false;
+  Range ch = plan_.chunk(c);
+  copyBytes(area_.input(me_, slot(c)), args_.send + plan_.offset(ch), plan_.bytes(ch));
+  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
+  mine_.stagedIn.store(mark(c), std::memory_order_release);
+  ++nextStage_;
+  return true;
+}
+
 Result<bool> Pipeline::leaderStep() {
   InterStage* inter = ctx_.inter();
   if (!inter) return false;

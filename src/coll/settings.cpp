@@ -14,7 +14,10 @@ Settings Settings::fromConfig(const Config& cfg) {
   s.directChunkSize = cfg.isSet(Knob::CollChunkSize) ? s.chunkSize : std::max(s.chunkSize, kDefaultDirectChunk);
   s.depth = static_cast<int>(cfg.integer(Knob::CollDepth));
   const std::string& intra = cfg.text(Knob::CollIntra);
-  s.intra = intra == "single" ? IntraChoice::Single : intra == "staged" ? IntraChoice::Staged : IntraChoice::Auto;
+  s.intra = intra == "single"    ? IntraChoice::Single
+            : intra == "staged"  ? IntraChoice::Staged
+            : intra == "copy-in" ? IntraChoice::CopyIn
+                                 : IntraChoice::Auto;
   s.inter = cfg.text(Knob::CollInter);
   s.halvingMin = cfg.size(Knob::CollHalvingMin);
   const std::string& leaders = cfg.text(Knob::CollLeaders);
@@ -69,6 +72,7 @@ const char* intraChoiceName(IntraChoice c) {
     case IntraChoice::Auto: return "auto";
     case IntraChoice::Single: return "single";
     case IntraChoice::Staged: return "staged";
+    case IntraChoice::CopyIn: return "copy-in";
   }
   return "?";
 }

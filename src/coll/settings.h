@@ -10,7 +10,7 @@
 namespace ferry::coll {
 
 enum class Mode : uint8_t { Auto, On, Off };
-enum class IntraChoice : uint8_t { Auto, Single, Staged };
+enum class IntraChoice : uint8_t { Auto, Single, Staged, CopyIn };
 // Who runs the inter-node stage (FERRY_COLL_LEADERS); chooseLeaders() in select.h decides auto.
 enum class Leaders : uint8_t { Auto, One, All };
 

@@ -12,6 +12,12 @@
 // copies at about half the speed of memcpy and costs a system call per peer, so this takes
 // k-1 of those calls, and the slower copy, off every chunk of every rank.
 //
+// Copy-in (CommContext::copyIn(), where copy_probe.h measured it cheaper, or forced): a rank
+// whose send buffer is not in the shared heap copies its input of each chunk into its input
+// slot in the node's segment, and its peers read it there by pointer instead of through
+// process_vm_readv. Results then go through the result slots unless every receive buffer
+// the call writes is in the heap; buffers in the heap are still read in place.
+//
 // Because peers read this rank's buffers in place, a rank may return only once every peer
 // of its node is done with the call (end()).
 #include <atomic>
@@ -34,6 +40,7 @@ class SingleCopy final : public Pipeline {
   void publish() override;
   Status begin(Waiter& waiter) override;
   Status end(Waiter& waiter) override;
+  Result<bool> stageNext() override { return copiesIn(me_) && stageInput(); }
   Result<bool> reduceNext() override;
   Result<bool> deliverNext() override;
   uint8_t* interBuffer(size_t c) override {
@@ -45,7 +52,10 @@ class SingleCopy final : public Pipeline {
   // across nodes and every rank of the node then copies the result.
   const BufferRef& reduceTarget() const { return ctx_.numNodes() > 1 ? recvs_[0] : recvs_[me_]; }
   bool recvsInHeap() const;
-  Status reduceIntoSlot(size_t c, const Range& share);
+  // Whether node-local rank `r` copies its inputs into its input slot (copy-in, see above).
+  bool copiesIn(int r) const { return ctx_.copyIn() && area_.line(r).send.block.gen == 0; }
+  bool inputsReady(size_t c) const;
+  Status reduceShare(size_t c, const Range& share);
   Status deliverFromLeader(size_t c);
   Status deliverFromPeers(size_t c);
 
@@ -100,10 +110,13 @@ Status SingleCopy::begin(Waiter& waiter) {
   // ranks on, the k-1 calls per chunk cost more (docs/collectives.md, "Same-node data paths").
   // With shares reduced across nodes by every rank, each needs its share in memory of its
   // own process for MPI: the slots.
-  viaSlots_ = !ctx_.directResults() && (ctx_.shareLeaders() || (!recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2)));
-  if (viaSlots_ && plan_.bytes(plan_.chunk(0)) > area_.slotBytes())
-    return Status(Errc::Internal, "a chunk of " + std::to_string(plan_.bytes(plan_.chunk(0))) +
-                                      " bytes would not fit the node's result slots");
+  // With copy-in, reading a peer's results in place costs what copy-in saves on its inputs.
+  viaSlots_ = !ctx_.directResults() &&
+              (ctx_.shareLeaders() || (!recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2 || ctx_.copyIn())));
+  size_t chunk = plan_.bytes(plan_.chunk(0));
+  if ((viaSlots_ && chunk > area_.slotBytes()) || (ctx_.copyIn() && chunk > area_.inputSlotBytes()))
+    return Status(Errc::Internal,
+                  "a chunk of " + std::to_string(chunk) + " bytes would not fit the node's staging slots");
   sends_.resize(static_cast<size_t>(k_));
   recvs_.resize(static_cast<size_t>(k_));
   for (int r = 0; r < k_; ++r) {
@@ -118,23 +131,30 @@ Status SingleCopy::begin(Waiter& waiter) {
   return {};
 }
 
-Status SingleCopy::reduceIntoSlot(size_t c, const Range& share) {
-  // The slot holds chunk c alone: address the inputs from the chunk's start.
+bool SingleCopy::inputsReady(size_t c) const {
+  for (int r = 0; r < k_; ++r)
+    if (r != me_ && copiesIn(r) && area_.line(r).stagedIn.load(std::memory_order_acquire) < mark(c)) return false;
+  return true;
+}
+
+// Folds my share of chunk `c`, with every operand addressed from the chunk's start: a
+// result slot and an input slot hold chunk c alone.
+Status SingleCopy::reduceShare(size_t c, const Range& share) {
   size_t chunkOff = plan_.offset(plan_.chunk(c));
   shifted_.clear();
-  for (const BufferRef& s : sends_) shifted_.push_back(s.advanced(chunkOff));
-  return foldInto(shifted_, BufferRef::local(area_.result(slot(c))), plan_.offset(share) - chunkOff,
-                  plan_.bytes(share), args_.reduce);
+  for (int r = 0; r < k_; ++r)
+    shifted_.push_back(r != me_ && copiesIn(r) ? BufferRef::local(area_.input(r, slot(c)))
+                                               : sends_[r].advanced(chunkOff));
+  BufferRef target = viaSlots_ ? BufferRef::local(area_.result(slot(c))) : reduceTarget().advanced(chunkOff);
+  return foldInto(shifted_, target, plan_.offset(share) - chunkOff, plan_.bytes(share), args_.reduce);
 }
 
 Result<bool> SingleCopy::reduceNext() {
   if (nextReduce_ == plan_.chunks()) return false;
   size_t c = nextReduce_;
-  if (viaSlots_ && !slotFree(c, &RankLine::delivered)) return false;
-  Range share = plan_.share(c, me_);
-  Status st = viaSlots_ ? reduceIntoSlot(c, share)
-                        : foldInto(sends_, reduceTarget(), plan_.offset(share), plan_.bytes(share), args_.reduce);
-  if (!st) return st.withContext("reducing chunk " + std::to_string(c) + " on " + ctx_.label());
+  if ((viaSlots_ && !slotFree(c, &RankLine::delivered)) || !inputsReady(c)) return false;
+  if (Status st = reduceShare(c, plan_.share(c, me_)); !st)
+    return st.withContext("reducing chunk " + std::to_string(c) + " on " + ctx_.label());
   mine_.reduced.store(mark(c), std::memory_order_release);
   ++nextReduce_;
   return true;

@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "coll/pipeline.h"
-#include "coll/stats.h"
-#include "platform/copy.h"
 
 namespace ferry::coll {
 namespace {
@@ -19,24 +17,13 @@ class Staged final : public Pipeline {
       : Pipeline(ctx, args, plan), sources_(static_cast<size_t>(ctx.localSize())) {}
 
  private:
-  Result<bool> stageNext() override;
+  Result<bool> stageNext() override { return stageInput(); }
   Result<bool> reduceNext() override;
   Result<bool> deliverNext() override;
   uint8_t* interBuffer(size_t c) override { return area_.result(slot(c)); }
 
   std::vector<BufferRef> sources_;
 };
-
-Result<bool> Staged::stageNext() {
-  size_t c = nextStage_;
-  if (c == plan_.chunks() || !slotFree(c, &RankLine::reduced)) return false;
-  Range ch = plan_.chunk(c);
-  copyBytes(area_.input(me_, slot(c)), args_.send + plan_.offset(ch), plan_.bytes(ch));
-  stats().bytesStaged.fetch_add(plan_.bytes(ch), std::memory_order_relaxed);
-  mine_.stagedIn.store(mark(c), std::memory_order_release);
-  ++nextStage_;
-  return true;
-}
 
 Result<bool> Staged::reduceNext() {
   size_t c = nextReduce_;

@@ -22,6 +22,7 @@ constexpr size_t kBytes = kCount * sizeof(double);
 
 struct Layout {
   bool singleCopy = false;
+  bool copyIn = false;  // single copy with inputs outside the heap copied in
   int localSize = 1;
   int numNodes = 1;
   bool shareLeaders = false;  // FERRY_COLL_LEADERS=all took effect
@@ -30,7 +31,7 @@ struct Layout {
 Layout layout() {
   CommContext* ctx = existingContext(MPI_COMM_WORLD);
   if (!ctx) return {};
-  return {ctx->path() == IntraPath::Single, ctx->localSize(), ctx->numNodes(), ctx->shareLeaders()};
+  return {ctx->path() == IntraPath::Single, ctx->copyIn(), ctx->localSize(), ctx->numNodes(), ctx->shareLeaders()};
 }
 
 int worldRank() {
@@ -84,8 +85,9 @@ TEST(AllreduceHeap, SharedBuffersAreMappedAndCached) {
 
 TEST(AllreduceHeap, MallocResultsGoThroughTheResultSlots) {
   // Receive buffers that peers cannot map are replaced by the node's result slots: inputs
-  // are read with process_vm_readv, every rank copies its whole result out of the slots,
-  // and nothing is written into, or read from, another process's receive buffer.
+  // are read with process_vm_readv (or copied in), every rank copies its whole result out
+  // of the slots, and nothing is written into, or read from, another process's receive
+  // buffer.
   std::vector<double> in(kCount), out(kCount);
   reduceAndCheck(in.data(), out.data(), 3, "first call");
   StatsSnapshot before = statsNow();
@@ -93,6 +95,11 @@ TEST(AllreduceHeap, MallocResultsGoThroughTheResultSlots) {
   StatsSnapshot after = statsNow();
   Layout l = layout();
   if (!l.singleCopy) GTEST_SKIP() << "the two-copy path: every call goes through the slots";
+  if (l.copyIn) {
+    EXPECT_EQ(after.bytesStaged - before.bytesStaged, 2 * kBytes) << "copy-in: the input in, the result out";
+    EXPECT_EQ(after.bytesCma, before.bytesCma) << "copy-in: peers read the input from the segment";
+    return;
+  }
   if (l.numNodes == 1 && l.localSize == 2)
     GTEST_SKIP() << "one node of two ranks: each reads its peer's half of the result from the peer's receive buffer";
   EXPECT_EQ(after.bytesStaged - before.bytesStaged, kBytes) << "the whole result, once, from the slots";
@@ -149,6 +156,38 @@ TEST(AllreduceHeap, MemoryFreedAndReusedAtTheSameAddressIsRemapped) {
   }
   SharedHeap::instance().release(in);
   SharedHeap::instance().release(out);
+}
+
+TEST(AllreduceHeap, CopyInCopiesOnlyInputsOutsideTheHeap) {
+  // With copy-in, a rank whose input is in the shared heap leaves it in place for its peers
+  // to map; the others copy theirs into the node's segment. Even ranks use the heap here.
+  bool inHeap = worldRank() % 2 == 0;
+  double* in = inHeap ? heapAlloc() : static_cast<double*>(std::malloc(kBytes));
+  std::vector<double> out(kCount);
+  reduceAndCheck(in, out.data(), 5, "first call");
+  StatsSnapshot before = statsNow();
+  reduceAndCheck(in, out.data(), 6, "second call");
+  StatsSnapshot after = statsNow();
+  if (inHeap) SharedHeap::instance().release(in);
+  else std::free(in);
+  if (!layout().copyIn) GTEST_SKIP() << "inputs are read in place on this node (no copy-in)";
+  EXPECT_EQ(after.bytesCma, before.bytesCma) << "heap inputs are mapped, the others read from the segment";
+  EXPECT_EQ(after.bytesStaged - before.bytesStaged, (inHeap ? 0 : kBytes) + kBytes)
+      << (inHeap ? "the result out only" : "the input in, the result out");
+}
+
+TEST(AllreduceHeap, AutoSaysWhatCopiesItMeasured) {
+  // In auto mode each node times both copies at set-up (coll/copy_probe.h), and the
+  // communicator's description gives the figures behind its choice.
+  Settings s = forcedSettings();
+  auto ctx = contextFor(MPI_COMM_WORLD, s);
+  ASSERT_TRUE(ctx.isOk()) << ctx.status().message();
+  CommContext* c = *ctx;
+  if (s.intra != IntraChoice::Auto || c->path() != IntraPath::Single || c->localSize() < 2)
+    GTEST_SKIP() << "nothing measured: FERRY_COLL_INTRA forces a path, or no peer on this node";
+  std::string d = c->describe();
+  EXPECT_NE(d.find(c->copyIn() ? "inputs copied in (copy " : "inputs read in place (copy "), std::string::npos) << d;
+  EXPECT_NE(d.find(" GB/s, process_vm_readv "), std::string::npos) << d;
 }
 
 TEST(AllreduceHeap, MallocMemoryFreedAndReusedIsReadAfresh) {

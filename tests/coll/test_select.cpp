@@ -167,6 +167,8 @@ TEST(CollSettings, ReadFromTheRegistry) {
   EXPECT_FALSE(s.allocMem);
   EXPECT_EQ(s.leaders, Leaders::One);
   EXPECT_EQ(Settings::fromConfig(*Config::fromEntries(std::vector<std::string>{})).leaders, Leaders::Auto);
+  EXPECT_EQ(Settings::fromConfig(*Config::fromEntries(std::vector<std::string>{"FERRY_COLL_INTRA=copy-in"})).intra,
+            IntraChoice::CopyIn);
   auto bad = Config::fromEntries(std::vector<std::string>{"FERRY_COLL=fast"});
   ASSERT_FALSE(bad.isOk());
   EXPECT_NE(bad.status().message().find("FERRY_COLL='fast' is invalid: expected one of auto|on|off"), std::string::npos)

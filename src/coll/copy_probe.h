@@ -1,0 +1,51 @@
+// The set-up measurement behind the same-node path's "copy-in" choice (single_copy.cpp).
+//
+// On the single-copy path a peer's input that is not in the shared heap is read where it
+// lies, with process_vm_readv; with copy-in its owner first copies it into its input slot
+// in the node's segment, where every peer reads it by pointer. Copy-in costs each rank one
+// copy of its whole chunk; the reads cost it (k-1)/k of a chunk through the kernel. Which is
+// cheaper depends on the machine: the kernel's copy ran at half of memcpy's speed on some
+// (single copy wins), and at a quarter on others, where its 4 KiB-aliasing stall or page
+// pinning dominates (docs/collectives.md, "Same-node data paths"). So each node measures
+// both copies when a communicator is set up, and every rank of the node decides alike from
+// the node's average.
+#pragma once
+
+#include <mpi.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "platform/status.h"
+
+namespace ferry::coll {
+
+// What each rank copies per timing: a chunk's worth that stays in the core's cache, so that
+// the figure is the copy's, not the memory's, on both sides of the comparison.
+constexpr size_t kCopyProbeBytes = 256 * 1024;
+
+struct CopySpeeds {
+  double copyGBs = 0;  // copyBytes from a malloc-like offset into a page (copying in)
+  double cmaGBs = 0;   // process_vm_readv from a peer, at its page offset (reading in place)
+};
+
+// Times both copies on this rank: copyBytes from `mine` + 16 (where malloc puts buffers)
+// into a page, and process_vm_readv of kCopyProbeBytes at `peerAddr` in `peerPid` (best of a
+// few runs each). `mine` holds kCopyProbeBytes + 4 KiB. A failed read is logged and counts
+// as speed 0: the ranks must still meet in nodeAverage().
+CopySpeeds timeCopies(const uint8_t* mine, pid_t peerPid, uint64_t peerAddr);
+
+// Collective over `nodeComm`: the average of every rank's figures, the same on every rank.
+Result<CopySpeeds> nodeAverage(MPI_Comm nodeComm, const CopySpeeds& mine);
+
+// Whether copying inputs in costs clearly less than reading them in place on a node of
+// `localSize` ranks: copyGBs (k-1) > kCopyInMargin * cmaGBs k.
+constexpr double kCopyInMargin = 1.25;
+bool copyInCheaper(const CopySpeeds& s, int localSize);
+
+// "copy 38.1 GB/s, process_vm_readv 9.2 GB/s": for the set-up's log line.
+std::string describeSpeeds(const CopySpeeds& s);
+
+}  // namespace ferry::coll
