@@ -7,6 +7,7 @@
 # The MPI library is the one BUILD_DIR was configured with. MPICH busy-polls, so with it only
 # the 2-rank layouts run (shared/notes/benchmarking.md). COLL_LAYOUTS=many runs the
 # 8- and 16-rank layouts instead, for a machine with at least 16 cores (one rank per core).
+# COLL_ONLY="np2_one_node np4_vnodes2" runs only the layouts named.
 # PYTHON names the interpreter that has matplotlib (default /usr/bin/python3).
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -23,11 +24,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 layouts=(
   "np2_one_node|2||"
   "np2_one_node_shared|2||--buffers shared"
+  "np2_one_node_single|2|FERRY_COLL_INTRA=single|"
   "np2_vnodes2|2|FERRY_VIRTUAL_NODES=2|"
   "np4_one_node|4||"
   "np4_vnodes2|4|FERRY_VIRTUAL_NODES=2|"
   "np4_vnodes2_shared|4|FERRY_VIRTUAL_NODES=2|--buffers shared"
-  "np4_vnodes2_staged|4|FERRY_VIRTUAL_NODES=2 FERRY_COLL_INTRA=staged|"
+  "np4_one_node_single|4|FERRY_COLL_INTRA=single|"
+  "np4_vnodes2_single|4|FERRY_VIRTUAL_NODES=2 FERRY_COLL_INTRA=single|"
 )
 if [[ ${COLL_LAYOUTS:-} == many ]]; then
   layouts=(
@@ -44,6 +47,7 @@ fi
 for layout in "${layouts[@]}"; do
   IFS='|' read -r name np settings options <<<"$layout"
   if [[ $flavor == mpich && $np -gt 2 && $np -gt $(nproc) ]]; then continue; fi
+  if [[ -n ${COLL_ONLY:-} && " $COLL_ONLY " != *" $name "* ]]; then continue; fi
   launcher=("$mpiexec" -n "$np")
   bind=()
   if [[ $flavor == openmpi ]]; then

@@ -67,11 +67,7 @@ void report(const Decision& d, const Settings& s, const CallShape& call, MPI_Com
   if (!first && !log::enabled(log::Level::Debug, log::Coll)) return;
   std::string why = d.rule == Rule::SetupFailed && ctx ? ctx->disabledReason()
                                                         : explain(d, s, call, ctx ? &ctx->shape() : nullptr);
-  if (d.ferry && ctx) {
-    IntraPath path = ctx->pathFor(call.bytes);
-    why += std::string("; same-node path ") + intraPathName(path);
-    if (path == IntraPath::Single && ctx->copyIn()) why += ", inputs outside the shared heap copied in";
-  }
+  if (d.ferry && ctx) why += std::string("; same-node path ") + intraPathName(ctx->pathFor(call.bytes));
   log::write(first ? log::Level::Info : log::Level::Debug, log::Coll, "allreduce of %s on %s: %s (%s): %s",
              parse::formatSize(call.bytes).c_str(), commLabelFor(comm, ctx).c_str(),
              d.ferry ? "Ferry" : "MPI library", ruleName(d.rule), why.c_str());
@@ -153,13 +149,13 @@ int runFerry(const Settings& s, CommContext& ctx, const CallShape& call, const T
     args.inter = InterReduction{lib.type, lib.op, args.reduce};
   }
   IntraPath path = ctx.pathFor(call.bytes);
-  bool direct = path == IntraPath::Single && ctx.directResults();
+  bool direct = ctx.directResults(path);
   uint64_t chunk = chunkBytes(s, call.bytes, ctx.shape(), direct);
   // The slots were sized with the settings the communicator was set up with.
   if (!direct) chunk = std::min<uint64_t>(chunk, ctx.area().slotBytes());
-  if (path == IntraPath::Staged || ctx.copyIn()) chunk = std::min<uint64_t>(chunk, ctx.area().inputSlotBytes());
+  if (path != IntraPath::Single) chunk = std::min<uint64_t>(chunk, ctx.area().inputSlotBytes());
   Plan plan(static_cast<size_t>(count), elemSize(ti.elem), chunk, ctx.localSize());
-  Status st = path == IntraPath::Single ? runSingleCopy(ctx, args, plan) : runStaged(ctx, args, plan);
+  Status st = singleCopy(path) ? runSingleCopy(ctx, args, plan, path) : runStaged(ctx, args, plan);
   if (!st) return fail(comm, ctx, call.bytes, st);
   countCall(true);
   return MPI_SUCCESS;

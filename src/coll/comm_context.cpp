@@ -51,7 +51,14 @@ std::string commName(MPI_Comm comm) {
 
 }  // namespace
 
-const char* intraPathName(IntraPath p) { return p == IntraPath::Single ? "single-copy" : "staged (two copies)"; }
+const char* intraPathName(IntraPath p) {
+  switch (p) {
+    case IntraPath::Single: return "single-copy";
+    case IntraPath::CopyIn: return "single-copy with copy-in";
+    case IntraPath::Staged: return "staged (two copies)";
+  }
+  return "?";
+}
 
 CommContext::~CommContext() {
   inter_.reset();
@@ -135,10 +142,13 @@ Status CommContext::probeSameNode(const Settings& s) {
     failure = "process_vm_readv fails on another rank of this node";
   }
   if (Status st = choosePath(s, allWork != 0, failure); !st) return st;
-  if (!measure || path_ != IntraPath::Single) return {};
-  // The same on every rank of the node: every one of them measures (allWork is theirs too).
-  size_t next = static_cast<size_t>((split_.localRank + 1) % split_.localSize);
-  return chooseInputs(lent.get(), pids_[next], static_cast<uint64_t>(all[3 * next + 2]));
+  if (measure && path_ == IntraPath::Single) {
+    // The same on every rank of the node: every one of them measures (allWork is theirs too).
+    size_t next = static_cast<size_t>((split_.localRank + 1) % split_.localSize);
+    if (Status st = chooseInputs(lent.get(), pids_[next], static_cast<uint64_t>(all[3 * next + 2])); !st) return st;
+  }
+  limitCopyIn();
+  return {};
 }
 
 Status CommContext::choosePath(const Settings& s, bool cmaWorks, const std::string& failure) {
@@ -148,8 +158,8 @@ Status CommContext::choosePath(const Settings& s, bool cmaWorks, const std::stri
   } else if (s.intra == IntraChoice::CopyIn) {
     // Needs no process_vm_readv: inputs outside the heap are read from the segment, and
     // results go through the result slots unless every receive buffer is in the heap.
-    path_ = IntraPath::Single;
-    copyIn_ = split_.localSize > 1;  // alone on its node, a rank's input is read by no one
+    // Alone on its node, a rank's input is read by no one.
+    path_ = split_.localSize > 1 ? IntraPath::CopyIn : IntraPath::Single;
     pathReason_ = "FERRY_COLL_INTRA=copy-in";
   } else if (cmaWorks) {
     path_ = IntraPath::Single;
@@ -169,11 +179,25 @@ Status CommContext::choosePath(const Settings& s, bool cmaWorks, const std::stri
 Status CommContext::chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerLent) {
   auto node = nodeAverage(split_.nodeComm, timeCopies(lent, peer, peerLent));
   if (!node) return node.takeStatus();
-  copyIn_ = copyInCheaper(*node, split_.localSize);
+  bool copyIn = copyInCheaper(*node, split_.localSize);
   inputsReason_ = describeSpeeds(*node) + ", node average, " + std::to_string(split_.localSize) + " ranks: " +
-                  (copyIn_ ? "copying in is cheaper (FERRY_COLL_INTRA=single reads in place)"
-                           : "reading in place is as cheap (FERRY_COLL_INTRA=copy-in copies in)");
+                  (copyIn ? "copying in is cheaper (FERRY_COLL_INTRA=single reads in place)"
+                          : "reading in place is as cheap (FERRY_COLL_INTRA=copy-in copies in)");
+  if (copyIn) path_ = IntraPath::CopyIn;
   return {};
+}
+
+// One node of two ranks reads in place with direct results: two process_vm_readv of half a
+// message each, in 4 MiB chunks, against two copies of the whole message through 512 KiB
+// slots. The probe times copies that stay in cache; above 4 MiB, where the buffers no
+// longer do, reading in place measured faster here (1.46-1.53x the library against
+// 1.17-1.18x at 8-16 MiB, and 1.02-1.26x against 1.33-1.41x at 512 KiB-4 MiB;
+// docs/collectives.md). A size rule, like the staged one, so FERRY_COLL_INTRA=copy-in keeps it.
+void CommContext::limitCopyIn() {
+  if (path_ != IntraPath::CopyIn || !directResults(IntraPath::Single)) return;
+  copyInUpTo_ = kCopyInDirectLimit;
+  inputsReason_ += std::string(inputsReason_.empty() ? "" : "; ") + "calls above " +
+                   parse::formatSize(copyInUpTo_) + " read in place, with direct results";
 }
 
 // FERRY_COLL_LEADERS: where every rank runs the inter-node stage on its share of each
@@ -202,8 +226,8 @@ Status CommContext::setupNode(const Settings& s) {
   if (Status st = probeSameNode(s); !st) return st;
   // Small calls take the two-copy path where single copy works too, unless the settings
   // force one path; its input slots then need to hold only them.
-  if (path_ == IntraPath::Single && s.intra == IntraChoice::Auto) stagedBelow_ = stagedBelow(s, split_.localSize);
-  bool wholeChunks = path_ == IntraPath::Staged || copyIn_;
+  if (path_ != IntraPath::Staged && s.intra == IntraChoice::Auto) stagedBelow_ = stagedBelow(s, split_.localSize);
+  bool wholeChunks = path_ != IntraPath::Single;
   size_t inputSlot = wholeChunks ? s.chunkSize : std::max<uint64_t>(stagedBelow_, 1);
   size_t bytes = NodeArea::bytesFor(split_.localSize, s.depth, inputSlot, s.chunkSize);
   auto seg = comm::mapNodeSegment(split_.nodeComm, bytes, "coll");
@@ -270,7 +294,6 @@ std::string CommContext::describe() const {
                         : std::to_string(shape_.minLocal) + " to " + std::to_string(shape_.maxLocal);
   return label_ + ": " + std::to_string(shape_.size) + " ranks on " + std::to_string(shape_.numNodes) + " node(s), " + per +
          " per node; same-node path " + intraPathName(path_) + " (" + pathReason_ + ")" +
-         (copyIn_ ? ", inputs copied in" : path_ == IntraPath::Single ? ", inputs read in place" : "") +
          (inputsReason_.empty() ? "" : " (" + inputsReason_ + ")") +
          (stagedBelow_ ? ", staged below " + parse::formatSize(stagedBelow_) + " (FERRY_COLL_STAGED_PER_RANK)" : "") +
          (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") +

@@ -25,9 +25,13 @@ namespace ferry::coll {
 // How the ranks of one node reach each other's data.
 enum class IntraPath : uint8_t {
   Single,  // one copy: peers' buffers read in place (mapped, or process_vm_readv/writev)
+  CopyIn,  // single copy, but inputs outside the shared heap are first copied into the
+           // node's segment, where peers read them by pointer (single_copy.cpp)
   Staged,  // two copies: through staging slots in the node's segment
 };
 const char* intraPathName(IntraPath p);
+// Both run on SingleCopy: heap buffers are read in place.
+inline bool singleCopy(IntraPath p) { return p != IntraPath::Staged; }
 
 class CommContext {
  public:
@@ -56,17 +60,18 @@ class CommContext {
   int numNodes() const { return shape_.numNodes; }
   // One node of two ranks: the single-copy path reduces each share straight into its
   // receive buffer and copies the peer's share out of the peer's, so no slot holds a chunk.
-  // Not with copy-in: the peer's half of its input is read from the segment, and its result
-  // goes through the result slots unless its receive buffer is in the shared heap.
-  bool directResults() const { return numNodes() == 1 && localSize() == 2 && !shareLeaders() && !copyIn_; }
+  // Not with copy-in, whose results go through the result slots unless the receive buffers
+  // are in the shared heap.
+  bool directResults(IntraPath p) const {
+    return p == IntraPath::Single && numNodes() == 1 && localSize() == 2 && !shareLeaders();
+  }
   // The node's path for large messages; pathFor() is the one a call of `bytes` takes.
   IntraPath path() const { return path_; }
-  IntraPath pathFor(uint64_t bytes) const { return bytes < stagedBelow_ ? IntraPath::Staged : path_; }
+  IntraPath pathFor(uint64_t bytes) const {
+    if (bytes < stagedBelow_) return IntraPath::Staged;
+    return path_ == IntraPath::CopyIn && bytes > copyInUpTo_ ? IntraPath::Single : path_;
+  }
   const std::string& pathReason() const { return pathReason_; }
-  // Single copy: each rank copies an input that is not in the shared heap into its input
-  // slot, where its peers read it, instead of their reading it with process_vm_readv
-  // (copy_probe.h says when).
-  bool copyIn() const { return copyIn_; }
   const NodeArea& area() const { return area_; }
   InterStage* inter() const { return inter_.get(); }
   const std::vector<pid_t>& pids() const { return pids_; }  // of node-local ranks
@@ -84,6 +89,7 @@ class CommContext {
   Status probeSameNode(const Settings& s);
   Status choosePath(const Settings& s, bool cmaWorks, const std::string& failure);
   Status chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerLent);
+  void limitCopyIn();
   // Collective: whether set-up worked everywhere, with the same settings; also numbers an
   // unnamed communicator the same on every rank.
   Status agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed);
@@ -99,8 +105,10 @@ class CommContext {
   std::vector<pid_t> pids_;
   IntraPath path_ = IntraPath::Single;
   std::string pathReason_;
-  bool copyIn_ = false;
-  std::string inputsReason_;  // the measurement behind copyIn_ (auto only)
+  // With copy-in on one node of two ranks, larger calls read in place, with direct results
+  // (limitCopyIn() says why).
+  uint64_t copyInUpTo_ = UINT64_MAX;
+  std::string inputsReason_;  // the measurement behind CopyIn (auto only)
   uint64_t stagedBelow_ = 0;  // smaller calls take the staged path although single copy works
   comm::ShmSegment segment_;
   NodeArea area_;

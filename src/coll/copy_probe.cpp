@@ -13,7 +13,7 @@
 namespace ferry::coll {
 namespace {
 
-constexpr int kTries = 5;  // best of: a rank sharing its core may lose one run to a peer
+constexpr int kTries = 10;  // best of: a rank sharing its core may lose runs to a peer
 constexpr size_t kMallocOffset = 16;
 
 // GB/s of the fastest of kTries runs of `copy` (kCopyProbeBytes each), 0 if one failed.

@@ -41,9 +41,15 @@ CopySpeeds timeCopies(const uint8_t* mine, pid_t peerPid, uint64_t peerAddr);
 Result<CopySpeeds> nodeAverage(MPI_Comm nodeComm, const CopySpeeds& mine);
 
 // Whether copying inputs in costs clearly less than reading them in place on a node of
-// `localSize` ranks: copyGBs (k-1) > kCopyInMargin * cmaGBs k.
-constexpr double kCopyInMargin = 1.25;
+// `localSize` ranks: copyGBs (k-1) > kCopyInMargin * cmaGBs k. The margin keeps a machine
+// whose kernel copies at half memcpy's speed (where 2 ranks measured faster reading in
+// place) off the edge; the figures of one machine spread by about 10% between set-ups.
+constexpr double kCopyInMargin = 1.1;
 bool copyInCheaper(const CopySpeeds& s, int localSize);
+
+// On one node of two ranks, calls above this size read in place even where copy-in was
+// chosen (CommContext::limitCopyIn() says why).
+constexpr uint64_t kCopyInDirectLimit = 4 << 20;
 
 // "copy 38.1 GB/s, process_vm_readv 9.2 GB/s": for the set-up's log line.
 std::string describeSpeeds(const CopySpeeds& s);

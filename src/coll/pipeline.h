@@ -118,7 +118,7 @@ Status Pipeline::waitUntil(Waiter& waiter, Cond cond) {
 }
 
 // Run one call on the communicator's data path.
-Status runSingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan);
+Status runSingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan, IntraPath path);
 Status runStaged(CommContext& ctx, const CallArgs& args, const Plan& plan);
 
 }  // namespace ferry::coll

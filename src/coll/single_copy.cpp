@@ -12,7 +12,7 @@
 // copies at about half the speed of memcpy and costs a system call per peer, so this takes
 // k-1 of those calls, and the slower copy, off every chunk of every rank.
 //
-// Copy-in (CommContext::copyIn(), where copy_probe.h measured it cheaper, or forced): a rank
+// Copy-in (IntraPath::CopyIn, where copy_probe.h measured it cheaper, or forced): a rank
 // whose send buffer is not in the shared heap copies its input of each chunk into its input
 // slot in the node's segment, and its peers read it there by pointer instead of through
 // process_vm_readv. Results then go through the result slots unless every receive buffer
@@ -34,7 +34,8 @@ namespace {
 
 class SingleCopy final : public Pipeline {
  public:
-  SingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan) : Pipeline(ctx, args, plan) {}
+  SingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan, IntraPath path)
+      : Pipeline(ctx, args, plan), path_(path) {}
 
  private:
   void publish() override;
@@ -53,12 +54,13 @@ class SingleCopy final : public Pipeline {
   const BufferRef& reduceTarget() const { return ctx_.numNodes() > 1 ? recvs_[0] : recvs_[me_]; }
   bool recvsInHeap() const;
   // Whether node-local rank `r` copies its inputs into its input slot (copy-in, see above).
-  bool copiesIn(int r) const { return ctx_.copyIn() && area_.line(r).send.block.gen == 0; }
+  bool copiesIn(int r) const { return path_ == IntraPath::CopyIn && area_.line(r).send.block.gen == 0; }
   bool inputsReady(size_t c) const;
   Status reduceShare(size_t c, const Range& share);
   Status deliverFromLeader(size_t c);
   Status deliverFromPeers(size_t c);
 
+  IntraPath path_;
   bool viaSlots_ = false;  // results go through the node's slots (see above)
   std::vector<BufferRef> sends_, recvs_, shifted_;
   std::vector<std::shared_ptr<const comm::ShmSegment>> pins_;  // mappings used by this call
@@ -111,10 +113,11 @@ Status SingleCopy::begin(Waiter& waiter) {
   // With shares reduced across nodes by every rank, each needs its share in memory of its
   // own process for MPI: the slots.
   // With copy-in, reading a peer's results in place costs what copy-in saves on its inputs.
-  viaSlots_ = !ctx_.directResults() &&
-              (ctx_.shareLeaders() || (!recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2 || ctx_.copyIn())));
+  bool copyIn = path_ == IntraPath::CopyIn;
+  viaSlots_ = !ctx_.directResults(path_) &&
+              (ctx_.shareLeaders() || (!recvsInHeap() && (ctx_.numNodes() > 1 || k_ > 2 || copyIn)));
   size_t chunk = plan_.bytes(plan_.chunk(0));
-  if ((viaSlots_ && chunk > area_.slotBytes()) || (ctx_.copyIn() && chunk > area_.inputSlotBytes()))
+  if ((viaSlots_ && chunk > area_.slotBytes()) || (copyIn && chunk > area_.inputSlotBytes()))
     return Status(Errc::Internal,
                   "a chunk of " + std::to_string(chunk) + " bytes would not fit the node's staging slots");
   sends_.resize(static_cast<size_t>(k_));
@@ -198,8 +201,8 @@ Status SingleCopy::end(Waiter& waiter) {
 
 }  // namespace
 
-Status runSingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan) {
-  SingleCopy p(ctx, args, plan);
+Status runSingleCopy(CommContext& ctx, const CallArgs& args, const Plan& plan, IntraPath path) {
+  SingleCopy p(ctx, args, plan, path);
   return p.run();
 }
 
