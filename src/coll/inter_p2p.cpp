@@ -48,19 +48,35 @@ class P2pInterStage final : public InterStage {
     tagCycle_ = static_cast<uint64_t>(std::max(1, (ub - kTagBase + 1) / depth));
   }
 
-  ~P2pInterStage() override { settle(); }
+  ~P2pInterStage() override {
+    settle();
+    // Notices still in flight keep their buffers: MPI may yet read them, and nothing can
+    // say when once the requests are freed (8 bytes each, left to the process).
+    for (SentNotice& n : sent_) {
+      for (MPI_Request& r : n.reqs)
+        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+      if (!n.reqs.empty()) (void)n.call.release();
+    }
+  }
 
   void beginCall(uint64_t call) override { call_ = call; }
 
   void abandon() override {
     settle();
-    // To every other leader: some may wait for this one's messages in this call. Eight
-    // bytes go eagerly; the request is not waited for.
-    notice_ = call_;
+    sendNotices();
+  }
+
+  // To every other leader: some may wait for this one's messages in this call. The sends
+  // are not waited for (8 bytes go eagerly), so each call's notice has a buffer of its own,
+  // kept until its sends complete: a second failed call must not rewrite a buffer that a
+  // send of the first may still read.
+  void sendNotices() {
+    std::erase_if(sent_, [](SentNotice& n) { return n.complete(); });
+    SentNotice& n = sent_.emplace_back(SentNotice{std::make_unique<uint64_t>(call_), {}});
     for (int peer = 0; peer < size_; ++peer) {
       if (peer == rank_) continue;
       MPI_Request req = MPI_REQUEST_NULL;
-      if (MPI_Isend(&notice_, 1, MPI_UINT64_T, peer, kNoticeTag, comm_, &req) == MPI_SUCCESS) MPI_Request_free(&req);
+      if (MPI_Isend(n.call.get(), 1, MPI_UINT64_T, peer, kNoticeTag, comm_, &req) == MPI_SUCCESS) n.reqs.push_back(req);
     }
   }
 
@@ -243,13 +259,23 @@ class P2pInterStage final : public InterStage {
     uint64_t call;
     int node;
   };
+  struct SentNotice {
+    std::unique_ptr<uint64_t> call;  // the buffer of its sends
+    std::vector<MPI_Request> reqs;
+    // A send that failed is over too: MPI reads its buffer no more.
+    bool complete() {
+      int flag = 0;
+      return MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+             flag;
+    }
+  };
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   uint64_t call_ = 0;
   uint64_t tagCycle_ = 1;  // calls before a data tag repeats
-  uint64_t notice_ = 0;    // the buffer of the notices this leader sends
-  std::vector<Notice> notices_;
+  std::vector<SentNotice> sent_;  // notices this leader sent whose sends may not be over
+  std::vector<Notice> notices_;   // notices received for calls this leader has not reached
   uint64_t halvingMin_;
   uint64_t maxChunkBytes_;  // no leader's chunk is larger: FERRY_COLL_CHUNK_SIZE is agreed
   std::vector<Op> ops_;

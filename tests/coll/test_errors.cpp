@@ -186,10 +186,13 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
   bool other = m.who == Who::OddRanks     ? rankOf(c) % 2 == 1
                : m.who == Who::OtherNodes ? otherNode
                                           : otherNode && rankOf(c) % 2 == 1;
-  std::fill(out.begin(), out.end(), -7);
-  double t0 = nowSeconds();
-  int rc = other ? allreduceWith(s, in.data(), out.data(), m.otherCount, m.otherType, m.otherOp, c)
+  auto mismatched = [&] {
+    std::fill(out.begin(), out.end(), -7);
+    return other ? allreduceWith(s, in.data(), out.data(), m.otherCount, m.otherType, m.otherOp, c)
                  : allreduceWith(s, in.data(), out.data(), m.count, MPI_INT, MPI_SUM, c);
+  };
+  double t0 = nowSeconds();
+  int rc = mismatched();
   // The ranks that found the mismatch say MPI_ERR_ARG; their node peers, whose leader did,
   // and the nodes whose leader heard of it, MPI_ERR_OTHER.
   bool found = m.who == Who::OddRanks || (m.who == Who::OtherNodes && ctx.isLeader()) ||
@@ -212,10 +215,13 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
     EXPECT_TRUE(heard) << log;
     EXPECT_TRUE(has("failed this call, so this rank cannot finish it")) << log;
   }
+  // A second failed call at once: each leader's notices of the two calls are in flight
+  // together (each with a buffer of its own), and neither is taken for the other call's.
+  EXPECT_EQ(mismatched(), rc) << m.what << ": the same call failed again";
   PMPI_Barrier(MPI_COMM_WORLD);
-  // The failed call leaves nothing behind that a later call could take for its own: the
+  // The failed calls leave nothing behind that a later call could take for its own: the
   // same communicator's next calls, with the same arguments everywhere, are right.
-  // Each call sums other values, so that a message left over from the failed call would
+  // Each call sums other values, so that a message left over from a failed call would
   // show in the result.
   for (int call = 0; call < 3; ++call) {
     std::fill(in.begin(), in.end(), call + 2);
@@ -223,7 +229,7 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
     ASSERT_EQ(allreduceWith(s, in.data(), out.data(), m.count, MPI_INT, MPI_SUM, c), MPI_SUCCESS) << m.what;
     int bad = 0;
     for (int i = 0; i < m.count; ++i) bad += out[static_cast<size_t>(i)] != (call + 2) * ranksOf(c) ? 1 : 0;
-    EXPECT_EQ(bad, 0) << m.what << ": elements wrong in call " << call << " after the failed one";
+    EXPECT_EQ(bad, 0) << m.what << ": elements wrong in call " << call << " after the failed ones";
   }
   MPI_Comm_free(&c);
 }
