@@ -6,10 +6,10 @@
 #include <cstring>
 #include <mutex>
 
-#include "comm/cma.h"
 #include "coll/copy_probe.h"
-#include "comm/mpi_check.h"
 #include "coll/stats.h"
+#include "comm/cma.h"
+#include "comm/mpi_check.h"
 #include "platform/copy.h"
 #include "platform/log.h"
 #include "platform/parse.h"
@@ -190,9 +190,10 @@ Status CommContext::chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerL
 // One node of two ranks reads in place with direct results: two process_vm_readv of half a
 // message each, in 4 MiB chunks, against two copies of the whole message through 512 KiB
 // slots. The probe times copies that stay in cache; above 4 MiB, where the buffers no
-// longer do, reading in place measured faster here (1.46-1.53x the library against
-// 1.17-1.18x at 8-16 MiB, and 1.02-1.26x against 1.33-1.41x at 512 KiB-4 MiB;
-// docs/collectives.md). A size rule, like the staged one, so FERRY_COLL_INTRA=copy-in keeps it.
+// longer do, reading in place measured faster here (1.51-1.71x the library against
+// 1.19-1.80x at 8-16 MiB in alternating runs, copy-in ahead only in a run that fell into a
+// fast window of this machine; docs/collectives.md, "Targets"). A size rule, like the
+// staged one, so FERRY_COLL_INTRA=copy-in keeps it.
 void CommContext::limitCopyIn() {
   if (path_ != IntraPath::CopyIn || !directResults(IntraPath::Single)) return;
   copyInUpTo_ = kCopyInDirectLimit;

@@ -95,7 +95,7 @@ constexpr KnobSpec kKnobTable[] = {
      "Same-node data path of the allreduce: single (one copy: peers' buffers are read in place, "
      "mapped when Ferry allocated them, else through process_vm_readv), copy-in (as single, but "
      "each rank first copies an input that is not in Ferry's shared heap into the node's segment, "
-     "where its peers read it), staged (two copies through the segment for every buffer), or auto "
+     "where its peers read it; on one node of two ranks, calls up to 4 MiB), staged (two copies through the segment for every buffer), or auto "
      "(single where the kernel allows it, with copy-in where a copy measured at set-up beats the "
      "kernel's)"},
     {Knob::CollInter, "FERRY_COLL_INTER", KnobType::Enum, "auto", "auto|mpi|p2p", 0, 0, "coll",
