@@ -42,6 +42,8 @@ if [[ ${COLL_LAYOUTS:-} == many ]]; then
     "np16_vnodes4_shared|16|FERRY_VIRTUAL_NODES=4|--buffers shared"
     "np8_vnodes2_one|8|FERRY_VIRTUAL_NODES=2 FERRY_COLL_LEADERS=one|"
     "np16_vnodes4_one|16|FERRY_VIRTUAL_NODES=4 FERRY_COLL_LEADERS=one|"
+    "np16_one_node_single|16|FERRY_COLL_INTRA=single|"
+    "np16_vnodes4_single|16|FERRY_VIRTUAL_NODES=4 FERRY_COLL_INTRA=single|"
   )
 fi
 for layout in "${layouts[@]}"; do
