@@ -29,14 +29,19 @@ TEST(AllreduceSizes, ZeroToSeveralMiB) {
   }
 }
 
+// MPI_COMM_WORLD's context, after a call that sets it up (and is checked).
+CommContext* worldContext(const Settings& s) {
+  EXPECT_EQ(checkAgainstLibrary(s, find(MPI_DOUBLE, MPI_SUM), 1 << 16, false, MPI_COMM_WORLD, 1), "")
+      << "sets the communicator up";
+  return existingContext(MPI_COMM_WORLD);
+}
+
 TEST(AllreduceSizes, AroundTheStagedSizeOfEveryNode) {
   // Nodes of different rank counts switch paths at different sizes, so around each node's
   // switch one call runs staged on some nodes and single copy on others; large calls in
   // between make every call change path on some node, reusing the same slots.
   Settings s = forcedSettings();
-  EXPECT_EQ(checkAgainstLibrary(s, find(MPI_DOUBLE, MPI_SUM), 1 << 16, false, MPI_COMM_WORLD, 1), "")
-      << "sets the communicator up";
-  CommContext* ctx = existingContext(MPI_COMM_WORLD);
+  CommContext* ctx = worldContext(s);
   ASSERT_NE(ctx, nullptr);
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -75,9 +80,7 @@ TEST(AllreduceSizes, AroundTheCopyInLimit) {
   // (CommContext::pathFor): calls on either side of it alternate between the two paths on
   // the same slots and counters.
   Settings s = forcedSettings();
-  EXPECT_EQ(checkAgainstLibrary(s, find(MPI_DOUBLE, MPI_SUM), 1 << 16, false, MPI_COMM_WORLD, 1), "")
-      << "sets the communicator up";
-  CommContext* ctx = existingContext(MPI_COMM_WORLD);
+  CommContext* ctx = worldContext(s);
   ASSERT_NE(ctx, nullptr);
   if (ctx->path() != IntraPath::CopyIn || ctx->pathFor(UINT64_MAX) != IntraPath::Single)  // the same on every rank
     GTEST_SKIP() << "no copy-in limit here: it applies to one node of two ranks with copy-in (measured cheaper, or "
