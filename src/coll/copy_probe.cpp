@@ -45,8 +45,10 @@ CopySpeeds timeCopies(const uint8_t* mine, pid_t peerPid, uint64_t peerAddr) {
     return failed.isOk();
   });
   if (!failed)
-    log::warn(log::Coll, "timing process_vm_readv from pid %d failed (%s); counted as speed 0, so this node copies "
-              "its inputs in", static_cast<int>(peerPid), failed.message().c_str());
+    log::warn(log::Coll,
+              "timing process_vm_readv from pid %d (a rank of this node) failed (%s); it counts as speed 0 in the "
+              "node's average, which favours copy-in (FERRY_COLL_INTRA=single or copy-in forces a path)",
+              static_cast<int>(peerPid), failed.message().c_str());
   return s;
 }
 
