@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "coll/comm_context.h"
+#include "coll/copy_probe.h"
 #include "coll/stats.h"
 #include "comm/cma.h"
 #include "platform/copy.h"
@@ -198,21 +199,8 @@ void printPreamble(int argc, char** argv, const std::string& buffers) {
 
 namespace {
 
-constexpr size_t kCopyProbeBytes = 256 * 1024;
+using coll::kCopyProbeBytes;
 constexpr int kCopyProbeTries = 20;
-
-// Best of a few timed runs of `copy`, in GB/s.
-template <typename Copy>
-double bestGBs(Copy copy) {
-  double best = 0;
-  for (int i = 0; i < kCopyProbeTries; ++i) {
-    double t0 = MPI_Wtime();
-    copy();
-    double t = MPI_Wtime() - t0;
-    if (t > 0) best = std::max(best, static_cast<double>(kCopyProbeBytes) / t * 1e-9);
-  }
-  return best;
-}
 
 // process_vm_readv of 256 KiB by rank 0 of `host` from rank 1's buffer, into `dst` (rank 0's,
 // page-aligned: the fast case). Collective over `host`; the text is rank 0's.
@@ -233,8 +221,9 @@ std::string cmaSpeed(MPI_Comm host, uint8_t* dst) {
   std::string text;
   if (hostRank == 0) {
     Status st;
-    double gbs = bestGBs([&] {
-      if (st) st = comm::cmaRead(static_cast<pid_t>(where[0]), static_cast<uint64_t>(where[1]), dst, kCopyProbeBytes);
+    double gbs = coll::bestCopyGBs(kCopyProbeBytes, kCopyProbeTries, [&] {
+      st = comm::cmaRead(static_cast<pid_t>(where[0]), static_cast<uint64_t>(where[1]), dst, kCopyProbeBytes);
+      return st.isOk();
     });
     char figure[32];
     std::snprintf(figure, sizeof figure, "%.1f GB/s", gbs);
@@ -258,8 +247,14 @@ void printCopySpeeds() {
     dst = allocatePages(kCopyProbeBytes + kCopyPage);
     std::memset(src.get(), 2, kCopyProbeBytes);
     std::memset(dst.get(), 0, kCopyProbeBytes + kCopyPage);
-    same = bestGBs([&] { std::memcpy(dst.get(), src.get(), kCopyProbeBytes); });
-    shifted = bestGBs([&] { std::memcpy(dst.get() + 16, src.get(), kCopyProbeBytes); });
+    same = coll::bestCopyGBs(kCopyProbeBytes, kCopyProbeTries, [&] {
+      std::memcpy(dst.get(), src.get(), kCopyProbeBytes);
+      return true;
+    });
+    shifted = coll::bestCopyGBs(kCopyProbeBytes, kCopyProbeTries, [&] {
+      std::memcpy(dst.get() + 16, src.get(), kCopyProbeBytes);
+      return true;
+    });
   }
   std::string cma = cmaSpeed(host, dst.get());
   MPI_Comm_free(&host);

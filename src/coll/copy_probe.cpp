@@ -1,7 +1,5 @@
 #include "coll/copy_probe.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -16,31 +14,18 @@ namespace {
 constexpr int kTries = 10;  // best of: a rank sharing its core may lose runs to a peer
 constexpr size_t kMallocOffset = 16;
 
-// GB/s of the fastest of kTries runs of `copy` (kCopyProbeBytes each), 0 if one failed.
-template <typename Copy>
-double bestGBs(Copy copy) {
-  double best = 0;
-  for (int i = 0; i < kTries; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    if (!copy()) return 0;
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s > 0) best = std::max(best, static_cast<double>(kCopyProbeBytes) / s * 1e-9);
-  }
-  return best;
-}
-
 }  // namespace
 
 CopySpeeds timeCopies(const uint8_t* mine, pid_t peerPid, uint64_t peerAddr) {
   PageBytes dst = allocatePages(kCopyProbeBytes);
   std::memset(dst.get(), 0, kCopyProbeBytes);  // fault the pages in before timing
   CopySpeeds s;
-  s.copyGBs = bestGBs([&] {
+  s.copyGBs = bestCopyGBs(kCopyProbeBytes, kTries, [&] {
     copyBytes(dst.get(), mine + kMallocOffset, kCopyProbeBytes);
     return true;
   });
   Status failed;
-  s.cmaGBs = bestGBs([&] {
+  s.cmaGBs = bestCopyGBs(kCopyProbeBytes, kTries, [&] {
     failed = comm::cmaRead(peerPid, peerAddr, dst.get(), kCopyProbeBytes);
     return failed.isOk();
   });

@@ -14,6 +14,8 @@
 #include <mpi.h>
 #include <sys/types.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -25,6 +27,20 @@ namespace ferry::coll {
 // What each rank copies per timing: a chunk's worth that stays in the core's cache, so that
 // the figure is the copy's, not the memory's, on both sides of the comparison.
 constexpr size_t kCopyProbeBytes = 256 * 1024;
+
+// GB/s of the fastest of `tries` runs of `copy` (`bytes` each; it returns whether it
+// worked), 0 if a run failed. The allreduce benchmark's copy-speed line times with it too.
+template <typename Copy>
+double bestCopyGBs(size_t bytes, int tries, Copy copy) {
+  double best = 0;
+  for (int i = 0; i < tries; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!copy()) return 0;
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s > 0) best = std::max(best, static_cast<double>(bytes) / s * 1e-9);
+  }
+  return best;
+}
 
 struct CopySpeeds {
   double copyGBs = 0;  // copyBytes from a malloc-like offset into a page (copying in)
@@ -48,7 +64,7 @@ constexpr double kCopyInMargin = 1.1;
 bool copyInCheaper(const CopySpeeds& s, int localSize);
 
 // On one node of two ranks, calls above this size read in place even where copy-in was
-// chosen (CommContext::limitCopyIn() says why).
+// chosen (CommContext::copyInLimited(); comm_context.cpp says why).
 constexpr uint64_t kCopyInDirectLimit = 4 << 20;
 
 // "copy 38.1 GB/s, process_vm_readv 9.2 GB/s": for the set-up's log line.
