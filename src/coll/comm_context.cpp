@@ -147,7 +147,6 @@ Status CommContext::probeSameNode(const Settings& s) {
     size_t next = static_cast<size_t>((split_.localRank + 1) % split_.localSize);
     if (Status st = chooseInputs(lent.get(), pids_[next], static_cast<uint64_t>(all[3 * next + 2])); !st) return st;
   }
-  limitCopyIn();
   return {};
 }
 
@@ -185,20 +184,6 @@ Status CommContext::chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerL
                           : "reading in place is as cheap (FERRY_COLL_INTRA=copy-in copies in)");
   if (copyIn) path_ = IntraPath::CopyIn;
   return {};
-}
-
-// One node of two ranks reads in place with direct results: two process_vm_readv of half a
-// message each, in 4 MiB chunks, against two copies of the whole message through 512 KiB
-// slots. The probe times copies that stay in cache; above 4 MiB, where the buffers no
-// longer do, reading in place measured faster here (1.51-1.71x the library against
-// 1.19-1.80x at 8-16 MiB in alternating runs, copy-in ahead only in a run that fell into a
-// fast window of this machine; docs/collectives.md, "Targets"). A size rule, like the
-// staged one, so FERRY_COLL_INTRA=copy-in keeps it.
-void CommContext::limitCopyIn() {
-  if (path_ != IntraPath::CopyIn || !directResults(IntraPath::Single)) return;
-  copyInUpTo_ = kCopyInDirectLimit;
-  inputsReason_ += std::string(inputsReason_.empty() ? "" : "; ") + "calls above " +
-                   parse::formatSize(copyInUpTo_) + " read in place, with direct results";
 }
 
 // FERRY_COLL_LEADERS: where every rank runs the inter-node stage on its share of each
@@ -288,14 +273,25 @@ int CommContext::rankOfLocal(int localRank) const {
   return -1;
 }
 
+// One node of two ranks reads in place with direct results: two process_vm_readv of half a
+// message each, in 4 MiB chunks, against two copies of the whole message through 512 KiB
+// slots. The probe times copies that stay in cache; above 4 MiB, where the buffers no
+// longer do, reading in place measured faster here (1.51-1.71x the library against
+// 1.19-1.80x at 8-16 MiB in alternating runs, copy-in ahead only in a run that fell into a
+// fast window of this machine; docs/collectives.md, "Targets"). A size rule, like the
+// staged one, so FERRY_COLL_INTRA=copy-in keeps it (copyInLimited()).
 std::string CommContext::describe() const {
   if (!usable_) return label_ + ": Ferry's allreduce is off here: " + disabledReason_;
+  std::string inputs = inputsReason_;
+  if (copyInLimited())
+    inputs += std::string(inputs.empty() ? "" : "; ") + "calls above " + parse::formatSize(kCopyInDirectLimit) +
+              " read in place, with direct results";
   std::string per = shape_.minLocal == shape_.maxLocal
                         ? std::to_string(shape_.maxLocal)
                         : std::to_string(shape_.minLocal) + " to " + std::to_string(shape_.maxLocal);
   return label_ + ": " + std::to_string(shape_.size) + " ranks on " + std::to_string(shape_.numNodes) + " node(s), " + per +
          " per node; same-node path " + intraPathName(path_) + " (" + pathReason_ + ")" +
-         (inputsReason_.empty() ? "" : " (" + inputsReason_ + ")") +
+         (inputs.empty() ? "" : " (" + inputs + ")") +
          (stagedBelow_ ? ", staged below " + parse::formatSize(stagedBelow_) + " (FERRY_COLL_STAGED_PER_RANK)" : "") +
          (shape_.numNodes > 1 ? std::string("; inter-node stage ") + (inter_ ? inter_->name() : "run by the leader") +
                                     (leadersReason_.empty() ? "" : ", " + leadersReason_)

@@ -17,6 +17,7 @@
 #include "coll/inter_stage.h"
 #include "coll/node_area.h"
 #include "coll/select.h"
+#include "coll/copy_probe.h"
 #include "coll/settings.h"
 #include "platform/status.h"
 
@@ -69,7 +70,7 @@ class CommContext {
   IntraPath path() const { return path_; }
   IntraPath pathFor(uint64_t bytes) const {
     if (bytes < stagedBelow_) return IntraPath::Staged;
-    return path_ == IntraPath::CopyIn && bytes > copyInUpTo_ ? IntraPath::Single : path_;
+    return bytes > kCopyInDirectLimit && copyInLimited() ? IntraPath::Single : path_;
   }
   const std::string& pathReason() const { return pathReason_; }
   const NodeArea& area() const { return area_; }
@@ -89,7 +90,9 @@ class CommContext {
   Status probeSameNode(const Settings& s);
   Status choosePath(const Settings& s, bool cmaWorks, const std::string& failure);
   Status chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerLent);
-  void limitCopyIn();
+  // Copy-in on one node of two ranks: larger calls read in place, with direct results
+  // (comm_context.cpp says why).
+  bool copyInLimited() const { return path_ == IntraPath::CopyIn && directResults(IntraPath::Single); }
   // Collective: whether set-up worked everywhere, with the same settings; also numbers an
   // unnamed communicator the same on every rank.
   Status agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed);
@@ -105,9 +108,6 @@ class CommContext {
   std::vector<pid_t> pids_;
   IntraPath path_ = IntraPath::Single;
   std::string pathReason_;
-  // With copy-in on one node of two ranks, larger calls read in place, with direct results
-  // (limitCopyIn() says why).
-  uint64_t copyInUpTo_ = UINT64_MAX;
   std::string inputsReason_;  // the measurement behind CopyIn (auto only)
   uint64_t stagedBelow_ = 0;  // smaller calls take the staged path although single copy works
   comm::ShmSegment segment_;
