@@ -52,10 +52,11 @@ class P2pInterStage final : public InterStage {
     settle();
     // Notices still in flight keep their buffers: MPI may yet read them, and nothing can
     // say when once the requests are freed (8 bytes each, left to the process).
+    std::erase_if(sent_, [](SentNotice& n) { return n.complete(); });
     for (SentNotice& n : sent_) {
       for (MPI_Request& r : n.reqs)
         if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-      if (!n.reqs.empty()) (void)n.call.release();
+      (void)n.call.release();
     }
   }
 
