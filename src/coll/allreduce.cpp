@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -236,14 +237,24 @@ bool libraryForEveryCall(const Settings& s, const CommContext& ctx) {
 // 8-byte allreduce with 4 ranks on 2 cores).
 struct alignas(64) FastPath {
   std::atomic<bool> ready{false};  // platform started, MPI initialised, fields below set
+  int fewElements = 0;             // calls of fewer elements are below the crossover (auto mode)
   Settings crossover;              // mode and minSize, copied from settings()
 };
 FastPath gFast;
+
+// Whether a call is below the crossover by its count alone, whatever its datatype (see
+// kMaxElemSize): no MPI_Type_size, which with its call through the PLT was about a third of
+// the fast path's cost on an 8-byte call.
+bool fewElements(int count) {
+  return count > 0 && count < gFast.fewElements && !log::enabled(log::Level::Info, log::Coll);
+}
 
 void armFastPath() {
   static const bool armed = [] {
     gFast.crossover.mode = settings().mode;
     gFast.crossover.minSize = settings().minSize;
+    if (settings().mode == Mode::Auto)
+      gFast.fewElements = static_cast<int>(std::min<uint64_t>(settings().minSize / kMaxElemSize, INT_MAX));
     gFast.ready.store(true, std::memory_order_release);
     return true;
   }();
@@ -268,7 +279,8 @@ int allreduceWith(const Settings& s, const void* send, void* recv, int count, MP
 int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   // Ferry's own small MPI_Allreduce calls take the fast path to the library too; the others
   // meet the tInside check in allreduceWith.
-  if (gFast.ready.load(std::memory_order_acquire) && smallForTheLibrary(gFast.crossover, count, type))
+  if (gFast.ready.load(std::memory_order_acquire) &&
+      (fewElements(count) || smallForTheLibrary(gFast.crossover, count, type)))
     return library(send, recv, count, type, op, comm);
   if (tInside || !ensureStarted() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
   armFastPath();

@@ -1,5 +1,6 @@
 #include "coll/types.h"
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -99,6 +100,7 @@ std::vector<NamedType> buildTable() {
 
 size_t elemSize(Elem e) {
   constexpr size_t kSizes[kElemCount] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, sizeof(long double), 1};
+  static_assert(std::ranges::max(kSizes) == kMaxElemSize);
   return kSizes[static_cast<int>(e)];
 }
 

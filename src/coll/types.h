@@ -29,6 +29,10 @@ struct TypeInfo {
 };
 
 size_t elemSize(Elem e);
+// The widest element Ferry reduces (long double); a call with fewer elements than
+// minSize / kMaxElemSize is below a crossover of minSize bytes whatever its datatype, since
+// every datatype Ferry does not reduce goes to the library anyway.
+inline constexpr size_t kMaxElemSize = 16;
 const char* elemName(Elem e);
 const char* opName(OpKind op);
 

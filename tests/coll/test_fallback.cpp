@@ -45,6 +45,10 @@ void pairSum(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < 2 * *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
 }
 
+void blockSum(void* in, void* inout, int* len, MPI_Datatype*) {  // len elements of kLarge ints
+  for (size_t i = 0; i < static_cast<size_t>(*len) * kLarge; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+}
+
 TEST(AllreduceFallback, DerivedDatatype) {
   // Open MPI accepts only user ops on derived datatypes, MPICH predefined ones too.
   MPI_Datatype pair;
@@ -129,6 +133,37 @@ TEST(AllreduceFallback, SmallMessagesInAutoModeNeverSetUp) {
   MPI_Comm_size(c, &ranks);
   EXPECT_EQ(got, std::vector<int>(in.size(), 2 * ranks));
   EXPECT_EQ(existingContext(c), nullptr) << "small calls must not pay for a set-up";
+  MPI_Comm_free(&c);
+}
+
+// allreduce(), the entry point of the interposer and the C API, decides the smallest calls
+// by their count alone (fewer than minSize / kMaxElemSize elements), without asking the
+// datatype's size: right for the widest type Ferry reduces, and for a derived type of any
+// size, which the library runs anyway.
+TEST(AllreduceFallback, FewElementsGoToTheLibraryWhateverTheirType) {
+  if (settings().mode != Mode::Auto) GTEST_SKIP() << "the count rule is auto mode's (FERRY_COLL is set)";
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  int ranks = 0;
+  MPI_Comm_size(c, &ranks);
+  int n = static_cast<int>(settings().minSize / kMaxElemSize) - 1;
+  std::vector<long double> wide(static_cast<size_t>(n), 1.5L), wideSum(wide.size());
+  expectLibrary([&] { allreduce(wide.data(), wideSum.data(), n, MPI_LONG_DOUBLE, MPI_SUM, c); }, "long double");
+  EXPECT_EQ(wideSum, std::vector<long double>(wide.size(), 1.5L * ranks));
+
+  MPI_Datatype block;  // one element of 1 MiB
+  MPI_Type_contiguous(kLarge, MPI_INT, &block);
+  MPI_Type_commit(&block);
+  MPI_Op op;
+  MPI_Op_create(blockSum, 1, &op);
+  std::vector<int> in(static_cast<size_t>(2 * kLarge), rankOf(c) + 1), got(in.size()), want(in.size());
+  PMPI_Allreduce(in.data(), want.data(), 2, block, op, c);
+  expectLibrary([&] { allreduce(in.data(), got.data(), 2, block, op, c); }, "two 1 MiB elements");
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got.back(), ranks * (ranks + 1) / 2);
+  EXPECT_EQ(existingContext(c), nullptr) << "calls the library runs must not pay for a set-up";
+  MPI_Op_free(&op);
+  MPI_Type_free(&block);
   MPI_Comm_free(&c);
 }
 
