@@ -102,14 +102,19 @@ def coll(directory, sizes):
         cells = [num(layouts[n][b]["speedup_ferry"]) if b in layouts[n] else "-" for n in names]
         print(f"| {size_label(b)} | " + " | ".join(cells) + " |")
     print()
-    print("| layout | worst speed-up at >= 256 KiB (target >= 1.3) | worst speed-up at any size (target >= 0.95) |")
-    print("|---|---|---|")
+    print("| layout | worst speed-up at >= 256 KiB (target >= 1.3) | worst speed-up at any size (target >= 0.95) "
+          "| library against itself below the crossover |")
+    print("|---|---|---|---|")
     for n in names:
         rows = layouts[n]
         big = min(((float(r["speedup_ferry"]), b) for b, r in rows.items() if b >= 262144), default=None)
         low = min(((float(r["speedup_ferry"]), b) for b, r in rows.items()), default=None)
         fmt = lambda m: "-" if m is None else f"{m[0]:.2f} at {size_label(m[1])}"
-        print(f"| `{n}` | {fmt(big)} | {fmt(low)} |")
+        # The `again` column (the library timed twice; CSVs from before it lack it): how far
+        # two identical variants' ratios spread in the same run.
+        again = [float(r["speedup_again"]) for r in rows.values() if r.get("speedup_again")]
+        spread = f"{min(again):.2f}-{max(again):.2f}" if again else "-"
+        print(f"| `{n}` | {fmt(big)} | {fmt(low)} | {spread} |")
 
 
 def main():

@@ -155,18 +155,30 @@ void Table::row(size_t bytes, const std::vector<std::vector<LatencyStats>>& samp
   }
   std::vector<Ratio> ratios;
   for (size_t i = 1; i < samples.size(); ++i) ratios.push_back(pairedRatio(samples[0], samples[i]));
+  // A variant not timed at this size (no samples) prints "-" and leaves its CSV fields empty.
+  auto ran = [&](size_t i) { return !samples[i].empty(); };
   std::printf("%12zu", bytes);
   for (size_t i = 0; i < med.size(); ++i) {
-    std::printf(" %12.2f", med[i].avgUs);
-    if (i > 0) std::printf(" %9.2f", ratios[i - 1].median);
+    if (ran(i)) std::printf(" %12.2f", med[i].avgUs);
+    else std::printf(" %12s", "-");
+    if (i > 0 && ran(i)) std::printf(" %9.2f", ratios[i - 1].median);
+    else if (i > 0) std::printf(" %9s", "-");
   }
   std::printf(" %8ld\n", med[0].iterations);
   std::fflush(stdout);
   if (csv_) {
     std::fprintf(csv_, "%zu", bytes);
-    for (const auto& m : med) std::fprintf(csv_, ",%.3f,%.3f,%.3f,%ld", m.avgUs, m.minUs, m.maxUs, m.iterations);
-    for (const Ratio& r : ratios) std::fprintf(csv_, ",%.4f", r.median);
-    for (const Ratio& r : ratios) std::fprintf(csv_, ",%.4f,%.4f", r.lowest, r.highest);
+    for (size_t i = 0; i < med.size(); ++i) {
+      const LatencyStats& m = med[i];
+      if (ran(i)) std::fprintf(csv_, ",%.3f,%.3f,%.3f,%ld", m.avgUs, m.minUs, m.maxUs, m.iterations);
+      else std::fprintf(csv_, ",,,,");
+    }
+    for (size_t i = 1; i < med.size(); ++i)
+      if (ran(i)) std::fprintf(csv_, ",%.4f", ratios[i - 1].median);
+      else std::fprintf(csv_, ",");
+    for (size_t i = 1; i < med.size(); ++i)
+      if (ran(i)) std::fprintf(csv_, ",%.4f,%.4f", ratios[i - 1].lowest, ratios[i - 1].highest);
+      else std::fprintf(csv_, ",,");
     std::fprintf(csv_, "\n");
     std::fflush(csv_);
   }

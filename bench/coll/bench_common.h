@@ -41,6 +41,7 @@ class Table {
   Table(bool print, const std::string& csvPath);
   ~Table();
   // Variant 0 is the baseline; every other variant gets a speed-up column (baseline / it).
+  // A variant with no samples at a size was not timed there: "-", empty CSV fields.
   void header(int ranks, const std::vector<std::string>& variants);
   void row(size_t bytes, const std::vector<std::vector<LatencyStats>>& samples);
 

@@ -14,7 +14,8 @@ copy:    copy.csv has a row per size and distance (0, 16, 64 bytes) with positiv
          the command and the plot are there.
 allreduce: osu_allreduce_ferry printed its preamble with the machine's copy speeds, its table
          and its data path; osu_allreduce.csv has a row per size with positive latencies and
-         speed-ups equal to their latencies' ratios (one repetition); Ferry ran calls."""
+         speed-ups equal to their latencies' ratios (one repetition), the library timed again
+         below the crossover and only there; Ferry ran calls."""
 import argparse
 import csv
 import math
@@ -120,7 +121,8 @@ def check_allreduce(c, out, out_dir):
     c.expect(re.search(r"^# command: .*osu_allreduce_ferry", out, re.M), "the reproducing command")
     c.expect(re.search(r"^# copies of 256 KiB by rank 0 \(best of \d+\): memcpy [\d.]+ GB/s .*process_vm_readv",
                        out, re.M), "the machine's copy speeds")
-    c.expect(re.search(r"bytes +mpi +ferry +xferry +forced +xforced +iters", out), "the table's columns")
+    c.expect(re.search(r"bytes +mpi +ferry +xferry +forced +xforced +again +xagain +iters", out),
+             "the table's columns")
     c.expect(re.search(r"^# data path: ", out, re.M), "the data path")
     calls = re.search(r"calls ferry=(\d+) library=(\d+)", out)
     c.expect(calls and int(calls.group(1)) > 0, "Ferry ran calls (the forced variant always does)")
@@ -134,6 +136,12 @@ def check_allreduce(c, out, out_dir):
         c.expect(mpi > 0 and ferry > 0 and forced > 0, f"{where}: positive latencies")
         c.expect(math.isclose(number(r["speedup_ferry"]), mpi / ferry, rel_tol=5e-3), f"{where}: mpi / ferry")
         c.expect(math.isclose(number(r["speedup_forced"]), mpi / forced, rel_tol=5e-3), f"{where}: mpi / forced")
+        # The library timed again, only below the crossover (FERRY_COLL_MIN_SIZE, 4 KiB).
+        below = int(r["bytes"]) < 4096
+        c.expect(bool(r["again_avg_us"]) == below, f"{where}: the library timed again {'' if below else 'not '}here")
+        if below:
+            c.expect(math.isclose(number(r["speedup_again"]), mpi / number(r["again_avg_us"]), rel_tol=5e-3),
+                     f"{where}: mpi / again")
 
 
 def check_plots(c, out, names, out_dir):
