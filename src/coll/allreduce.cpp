@@ -66,7 +66,7 @@ void report(const Decision& d, const Settings& s, const CallShape& call, MPI_Com
   if (!log::enabled(log::Level::Info, log::Coll)) return;
   bool first = firstOfItsKind(comm, d.rule);
   if (!first && !log::enabled(log::Level::Debug, log::Coll)) return;
-  std::string why = d.rule == Rule::SetupFailed && ctx ? ctx->disabledReason()
+  std::string why = d.rule == Rule::Disabled && ctx ? ctx->disabledReason()
                                                         : explain(d, s, call, ctx ? &ctx->shape() : nullptr);
   if (d.ferry && ctx) why += std::string("; same-node path ") + intraPathName(ctx->pathFor(call.bytes));
   log::write(first ? log::Level::Info : log::Level::Debug, log::Coll, "allreduce of %s on %s: %s (%s): %s",
@@ -128,11 +128,12 @@ std::string unsupportedReason(const void* send, const void* recv, MPI_Datatype t
   return {};
 }
 
-int fail(MPI_Comm comm, const CommContext& ctx, uint64_t bytes, const Status& st) {
+int fail(MPI_Comm comm, CommContext& ctx, uint64_t bytes, const Status& st) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   log::error(log::Coll, "allreduce of %s on %s (rank %d of %d) failed: %s", parse::formatSize(bytes).c_str(),
              ctx.label().c_str(), rank, ctx.shape().size, st.message().c_str());
+  ctx.callFailed();
   int code = st.code() == Errc::InvalidArgument ? MPI_ERR_ARG : MPI_ERR_OTHER;
   MPI_Comm_call_errhandler(comm, code);
   return code;
@@ -203,7 +204,7 @@ namespace {
         MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
         return MPI_ERR_OTHER;
       }
-      d = (*ctx)->usable() ? select(s, call, (*ctx)->shape()) : Decision{false, Rule::SetupFailed};
+      d = (*ctx)->usable() ? select(s, call, (*ctx)->shape()) : Decision{false, Rule::Disabled};
       report(d, s, call, comm, *ctx);
       if (d.ferry) return runFerry(s, **ctx, call, ti, opKind, send, recv, count, comm);
       return library(send, recv, count, type, op, comm);

@@ -220,12 +220,23 @@ Status CommContext::setupNode(const Settings& s) {
   if (!seg) return seg.takeStatus();
   segment_ = std::move(seg.value());
   area_ = NodeArea(segment_.data(), split_.localSize, s.depth, inputSlot, s.chunkSize);
+  if (split_.numNodes > 1) interSurvivesFailure_ = survivesFailure(interBackendName(s, split_.numNodes));
   if (shareLeaders() || (isLeader() && split_.numNodes > 1)) {
     auto inter = makeInterStage(s, shareLeaders() ? shareComm_ : split_.leaderComm);
     if (!inter) return inter.takeStatus();
     inter_ = std::move(inter.value());
   }
   return {};
+}
+
+void CommContext::callFailed() {
+  if (interSurvivesFailure_ || !usable_) return;
+  usable_ = false;
+  disabledReason_ = "a call failed while the leaders' MPI_Iallreduce of its chunks may have been unmatched, which "
+                    "MPI cannot cancel and a later call's would match (FERRY_COLL_INTER=p2p recovers from failed "
+                    "calls)";
+  log::warn(log::Coll, "%s: Ferry's allreduce is off for this communicator from now on, the MPI library runs it: %s",
+            label_.c_str(), disabledReason_.c_str());
 }
 
 // One allreduce tells every rank whether set-up worked everywhere, whether the settings

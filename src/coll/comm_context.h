@@ -46,6 +46,12 @@ class CommContext {
 
   bool usable() const { return usable_; }
   const std::string& disabledReason() const { return disabledReason_; }
+  // After a call failed on this rank. Every rank of a failed call fails it (a node peer's
+  // failure or another leader's notice fails the call on those waiting for it:
+  // Pipeline::run()), so where the inter-node backend cannot serve later calls after a
+  // failure (survivesFailure()), every rank turns Ferry off for this communicator here, and
+  // the library runs its later calls.
+  void callFailed();
   // Its name (MPI_Comm_set_name), or "comm #3": the same on every rank of it.
   const std::string& label() const { return label_; }
   const CommShape& shape() const { return shape_; }
@@ -113,6 +119,7 @@ class CommContext {
   comm::ShmSegment segment_;
   NodeArea area_;
   std::unique_ptr<InterStage> inter_;
+  bool interSurvivesFailure_ = true;  // known on every rank, leader or not
   MPI_Comm shareComm_ = MPI_COMM_NULL;  // the ranks of my node-local index on every node
   std::string leadersReason_;
   uint64_t spinNs_ = 0;

@@ -13,10 +13,10 @@
 // (each leader moves about two chunks and reduces about one, whatever the node count). The
 // order of reduction is the same either way.
 //
-// A leader that fails a call tells the others with a notice (kNoticeTag), since they may be
-// waiting for its messages. Messages of a failed call may be left unreceived (a leader that
-// failed before it posted its receives); their tags carry the call's number, so that a
-// later call's receives never take them.
+// A leader that fails a call tells the others (failure_notices.h), since they may be waiting
+// for its messages. Messages of a failed call may be left unreceived (a leader that failed
+// before it posted its receives); their tags carry the call's number, so that a later
+// call's receives never take them.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "comm/mpi_check.h"
+#include "coll/failure_notices.h"
 #include "coll/inter_stage.h"
 #include "coll/p2p_schedule.h"
 #include "platform/copy.h"
@@ -31,13 +32,17 @@
 namespace ferry::coll {
 namespace {
 
-constexpr int kNoticeTag = 99;  // "I failed call N": the leaders' communicator is Ferry's own
-constexpr int kTagBase = 100;   // data: kTagBase + (call mod cycle) * depth + slot
+constexpr int kTagBase = 100;  // data: kTagBase + (call mod cycle) * depth + slot
+static_assert(FailureNotices::kTag < kTagBase);
 
 class P2pInterStage final : public InterStage {
  public:
   P2pInterStage(MPI_Comm comm, int depth, uint64_t halvingMin, uint64_t maxChunkBytes)
-      : comm_(comm), halvingMin_(halvingMin), maxChunkBytes_(maxChunkBytes), ops_(static_cast<size_t>(depth)) {
+      : comm_(comm),
+        notices_(comm),
+        halvingMin_(halvingMin),
+        maxChunkBytes_(maxChunkBytes),
+        ops_(static_cast<size_t>(depth)) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
     // MPI guarantees tags up to at least 32767; the cycle is the same on every leader.
@@ -48,58 +53,16 @@ class P2pInterStage final : public InterStage {
     tagCycle_ = static_cast<uint64_t>(std::max(1, (ub - kTagBase + 1) / depth));
   }
 
-  ~P2pInterStage() override {
-    settle();
-    // Notices still in flight keep their buffers: MPI may yet read them, and nothing can
-    // say when once the requests are freed (8 bytes each, left to the process).
-    std::erase_if(sent_, [](SentNotice& n) { return n.complete(); });
-    for (SentNotice& n : sent_) {
-      for (MPI_Request& r : n.reqs)
-        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-      (void)n.call.release();
-    }
-  }
+  ~P2pInterStage() override { settle(); }
 
   void beginCall(uint64_t call) override { call_ = call; }
 
   void abandon() override {
     settle();
-    sendNotices();
+    notices_.send(call_);
   }
 
-  // To every other leader: some may wait for this one's messages in this call. The sends
-  // are not waited for (8 bytes go eagerly), so each call's notice has a buffer of its own,
-  // kept until its sends complete: a second failed call must not rewrite a buffer that a
-  // send of the first may still read.
-  void sendNotices() {
-    std::erase_if(sent_, [](SentNotice& n) { return n.complete(); });
-    SentNotice& n = sent_.emplace_back(SentNotice{std::make_unique<uint64_t>(call_), {}});
-    for (int peer = 0; peer < size_; ++peer) {
-      if (peer == rank_) continue;
-      MPI_Request req = MPI_REQUEST_NULL;
-      if (MPI_Isend(n.call.get(), 1, MPI_UINT64_T, peer, kNoticeTag, comm_, &req) == MPI_SUCCESS) n.reqs.push_back(req);
-    }
-  }
-
-  // Notices of calls this leader has not reached yet are kept for then; those of calls it
-  // has left behind (it failed them too, or finished before that leader failed) are dropped.
-  Status peerFailed() override {
-    for (;;) {
-      int flag = 0;
-      MPI_Status st;
-      if (MPI_Iprobe(MPI_ANY_SOURCE, kNoticeTag, comm_, &flag, &st) != MPI_SUCCESS || !flag) break;
-      uint64_t call = 0;
-      if (MPI_Recv(&call, 1, MPI_UINT64_T, st.MPI_SOURCE, kNoticeTag, comm_, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
-      notices_.push_back({call, st.MPI_SOURCE});
-    }
-    std::erase_if(notices_, [this](const Notice& n) { return n.call < call_; });
-    for (const Notice& n : notices_)
-      if (n.call == call_)
-        return Status(Errc::Unavailable, "the leader of node " + std::to_string(n.node) +
-                                             " failed this call, so this rank cannot finish it; that rank's error "
-                                             "says why");
-    return {};
-  }
+  Status peerFailed() override { return notices_.check(call_); }
 
   const char* name() const override { return "p2p"; }
 
@@ -144,25 +107,28 @@ class P2pInterStage final : public InterStage {
  private:
   // After a failed call (abandon()) or at the end: the other leaders posted the same steps
   // of the chunks they started, so most exchanges in flight complete (with an error where
-  // sizes disagree) once progressed: they get a second. What is left then is cancelled, and
-  // its scratch buffer is leaked rather than freed, since a receive that had matched may
-  // still write into it.
+  // sizes disagree) once progressed: they get a second, unless their partner has said that
+  // it failed the call (it may never post its side). A send still in flight then is left
+  // to complete on its own (cancelling sends is deprecated); a receive is cancelled and
+  // waited for, which MPI guarantees to return whatever the other side does (MPI 4.0,
+  // 3.8.4), so none writes into a buffer after this.
   void settle() {
     double deadline = MPI_Wtime() + 1.0;
-    while (MPI_Wtime() < deadline && anyInFlight())
+    auto waiting = [this] {
+      (void)notices_.check(call_);  // reads the notices that came meanwhile
+      return anyInFlightWithLivePartner();
+    };
+    while (MPI_Wtime() < deadline && waiting())
       for (Op& op : ops_)
         for (MPI_Request& r : op.reqs) {
           int done = 0;
           if (r != MPI_REQUEST_NULL && MPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) r = MPI_REQUEST_NULL;
         }
     for (Op& op : ops_) {
-      // A send is left to complete on its own (cancelling sends is deprecated); a receive
-      // is cancelled.
       if (op.reqs[0] != MPI_REQUEST_NULL) MPI_Request_free(&op.reqs[0]);
       if (op.reqs[1] != MPI_REQUEST_NULL) {
         MPI_Cancel(&op.reqs[1]);
-        MPI_Request_free(&op.reqs[1]);
-        (void)op.scratch.release();  // leaked on purpose
+        MPI_Wait(&op.reqs[1], MPI_STATUS_IGNORE);
       }
       op.done = true;
     }
@@ -209,10 +175,11 @@ class P2pInterStage final : public InterStage {
                            "MPI_Irecv(inter-node)", st.peer);
   }
 
-  bool anyInFlight() const {
-    for (const Op& op : ops_)
-      for (MPI_Request r : op.reqs)
-        if (r != MPI_REQUEST_NULL) return true;
+  bool anyInFlightWithLivePartner() const {
+    for (const Op& op : ops_) {
+      bool inFlight = op.reqs[0] != MPI_REQUEST_NULL || op.reqs[1] != MPI_REQUEST_NULL;
+      if (inFlight && !notices_.failed(call_, op.steps[op.step].peer)) return true;
+    }
     return false;
   }
 
@@ -256,27 +223,11 @@ class P2pInterStage final : public InterStage {
     else op.kernel.fn(mine, mine, op.scratch.get(), n);
   }
 
-  struct Notice {
-    uint64_t call;
-    int node;
-  };
-  struct SentNotice {
-    std::unique_ptr<uint64_t> call;  // the buffer of its sends
-    std::vector<MPI_Request> reqs;
-    // A send that failed is over too: MPI reads its buffer no more.
-    bool complete() {
-      int flag = 0;
-      return MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
-             flag;
-    }
-  };
-
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   uint64_t call_ = 0;
   uint64_t tagCycle_ = 1;  // calls before a data tag repeats
-  std::vector<SentNotice> sent_;  // notices this leader sent whose sends may not be over
-  std::vector<Notice> notices_;   // notices received for calls this leader has not reached
+  FailureNotices notices_;
   uint64_t halvingMin_;
   uint64_t maxChunkBytes_;  // no leader's chunk is larger: FERRY_COLL_CHUNK_SIZE is agreed
   std::vector<Op> ops_;

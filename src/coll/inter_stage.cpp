@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/failure_notices.h"
 #include "coll/plan.h"
 #include "comm/mpi_check.h"
 
@@ -17,14 +18,18 @@ constexpr int kP2pMaxLeaders = 4;
 // pipeline calls between its node-local steps.
 class MpiInterStage final : public InterStage {
  public:
-  MpiInterStage(MPI_Comm leaderComm, int depth) : comm_(leaderComm), reqs_(static_cast<size_t>(depth), MPI_REQUEST_NULL) {}
-  ~MpiInterStage() override {
-    // Only reached with requests in flight when a call failed midway; the job is ending then.
-    for (auto& r : reqs_)
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-  }
+  MpiInterStage(MPI_Comm leaderComm, int depth)
+      : comm_(leaderComm), notices_(leaderComm), reqs_(static_cast<size_t>(depth), MPI_REQUEST_NULL) {}
+  // Requests are in flight only after a failed call. They are left as they are: MPI forbids
+  // freeing or cancelling a non-blocking collective's request, and the communicator is
+  // retired then (survivesFailure()).
+  ~MpiInterStage() override = default;
 
   const char* name() const override { return "mpi"; }
+  void beginCall(uint64_t call) override { call_ = call; }
+  // The other leaders may wait in their MPI_Iallreduce for this one's, which never comes.
+  void abandon() override { notices_.send(call_); }
+  Status peerFailed() override { return notices_.check(call_); }
 
   Status start(int slot, void* buf, size_t count, const InterReduction& r) override {
     if (count > INT_MAX) return Status(Errc::Internal, "inter-node chunk of " + std::to_string(count) + " elements");
@@ -44,21 +49,27 @@ class MpiInterStage final : public InterStage {
 
  private:
   MPI_Comm comm_;
+  uint64_t call_ = 0;
+  FailureNotices notices_;
   std::vector<MPI_Request> reqs_;
 };
 
 }  // namespace
 
+std::string_view interBackendName(const Settings& s, int leaders) {
+  if (s.inter != "auto") return s.inter;
+  // p2p avoids libnbc's per-call buffers (inter_p2p.cpp). Beyond 4 nodes it has not been
+  // measured against the library's MPI_Iallreduce, which may pick better schedules there.
+  return leaders <= kP2pMaxLeaders ? "p2p" : "mpi";
+}
+
+bool survivesFailure(std::string_view backend) { return backend != "mpi"; }
+
 Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm leaderComm) {
-  std::string_view name = s.inter;
+  int leaders = 1;
+  MPI_Comm_size(leaderComm, &leaders);
+  std::string_view name = interBackendName(s, leaders);
   int depth = s.depth;
-  if (name == "auto") {
-    // p2p avoids libnbc's per-call buffers (inter_p2p.cpp). Beyond 4 nodes it has not been
-    // measured against the library's MPI_Iallreduce, which may pick better schedules there.
-    int leaders = 1;
-    MPI_Comm_size(leaderComm, &leaders);
-    name = leaders <= kP2pMaxLeaders ? "p2p" : "mpi";
-  }
   if (name == "mpi") return std::unique_ptr<InterStage>(new MpiInterStage(leaderComm, depth));
   // No chunk is larger than FERRY_COLL_CHUNK_SIZE, except that none is smaller than one plan unit.
   if (name == "p2p")

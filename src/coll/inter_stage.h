@@ -47,8 +47,9 @@ class InterStage {
   virtual Result<bool> test(int slot) = 0;
   // After a call failed: settle what is still in flight, so that no message lands in a
   // buffer after the call has returned, and tell the other leaders, which may be waiting
-  // for this one's messages. MPI_Iallreduce cannot be cancelled: the default leaves it to
-  // finish as the other leaders progress it.
+  // for this one's messages (failure_notices.h). MPI_Iallreduce cannot be cancelled: the
+  // mpi backend leaves it in flight, and its communicator serves no later call
+  // (survivesFailure()).
   virtual void abandon() {}
   // While the pipeline waits: fails if another leader has said that it failed this call.
   virtual Status peerFailed() { return {}; }
@@ -56,6 +57,15 @@ class InterStage {
 
 // The backend FERRY_COLL_INTER names, over the leaders' communicator.
 Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm leaderComm);
+// Which backend makeInterStage() makes for `leaders` leaders: FERRY_COLL_INTER with "auto"
+// resolved. The same on every rank, leader or not.
+std::string_view interBackendName(const Settings& s, int leaders);
+// Whether later calls can still use the backend after a call failed. Not the mpi backend's:
+// a leader's MPI_Iallreduce left unmatched by a failed leader would be matched by that
+// leader's first MPI_Iallreduce of the next call (collectives match in order), which would
+// then reduce the wrong chunks or wait for ever. The p2p backend's messages carry the
+// call's number in their tags, so a later call never takes a failed one's.
+bool survivesFailure(std::string_view backend);
 // The p2p backend (inter_p2p.cpp): chunks of at least `halvingMin` bytes are reduced by
 // reduce-scatter and allgather, smaller ones by recursive doubling.
 // `maxChunkBytes` bounds every leader's chunk (FERRY_COLL_CHUNK_SIZE).

@@ -30,7 +30,7 @@ const char* ruleName(Rule r) {
     case Rule::Unsupported: return "unsupported";
     case Rule::BelowCrossover: return "below-crossover";
     case Rule::OneRankPerNode: return "one-rank-per-node";
-    case Rule::SetupFailed: return "setup-failed";
+    case Rule::Disabled: return "disabled";
     case Rule::Forced: return "forced";
     case Rule::Chosen: return "chosen";
   }
@@ -65,7 +65,7 @@ std::string explain(const Decision& d, const Settings& s, const CallShape& call,
     case Rule::OneRankPerNode:
       return size + where + ": with one rank per node there is no node-local stage to save, and the leaders' "
                             "stage would be the MPI library's own allreduce";
-    case Rule::SetupFailed: return "set-up of this communicator failed (see the warning above)";
+    case Rule::Disabled: return "Ferry is off for this communicator (see the warning above)";
     case Rule::Forced: return size + ": FERRY_COLL=on" + where;
     case Rule::Chosen:
       return size + " >= FERRY_COLL_MIN_SIZE=" + parse::formatSize(s.minSize) + where +

@@ -23,7 +23,7 @@ struct CommShape {
   int maxLocal = 1;  // most ranks on a node
 };
 
-enum class Rule : uint8_t { Off, Unsupported, BelowCrossover, OneRankPerNode, SetupFailed, Forced, Chosen };
+enum class Rule : uint8_t { Off, Unsupported, BelowCrossover, OneRankPerNode, Disabled, Forced, Chosen };
 const char* ruleName(Rule r);
 
 struct Decision {
