@@ -13,6 +13,7 @@
 #include "comm/cma.h"
 #include "platform/copy.h"
 #include "platform/parse.h"
+#include "platform/spread.h"
 #include "platform/topology.h"
 #include "tools/ferry/ferry_build_info.h"
 
@@ -53,20 +54,13 @@ std::vector<size_t> powersOfTwo(size_t lo, size_t hi) {
   return v;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 Ratio pairedRatio(const std::vector<LatencyStats>& base, const std::vector<LatencyStats>& variant) {
   std::vector<double> r;
   for (size_t i = 0; i < std::min(base.size(), variant.size()); ++i)
     if (variant[i].avgUs > 0) r.push_back(base[i].avgUs / variant[i].avgUs);
   if (r.empty()) return {};
   auto [lo, hi] = std::minmax_element(r.begin(), r.end());
-  return {median(r), *lo, *hi};
+  return {spreadOf(r).median, *lo, *hi};
 }
 
 LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::function<void()>& op) {
@@ -151,7 +145,7 @@ void Table::row(size_t bytes, const std::vector<std::vector<LatencyStats>>& samp
       lo.push_back(s.minUs);
       hi.push_back(s.maxUs);
     }
-    med[i] = {median(avg), median(lo), median(hi), samples[i].empty() ? 0 : samples[i][0].iterations};
+    med[i] = {spreadOf(avg).median, spreadOf(lo).median, spreadOf(hi).median, samples[i].empty() ? 0 : samples[i][0].iterations};
   }
   std::vector<Ratio> ratios;
   for (size_t i = 1; i < samples.size(); ++i) ratios.push_back(pairedRatio(samples[0], samples[i]));

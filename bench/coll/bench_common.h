@@ -26,8 +26,6 @@ std::vector<size_t> powersOfTwo(size_t lo, size_t hi);
 // the same count.
 LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::function<void()>& op);
 
-double median(std::vector<double> v);
-
 // base / variant, repetition by repetition (each repetition ran the variants back to back):
 // the median and the extremes over the repetitions.
 struct Ratio {

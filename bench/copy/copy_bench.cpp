@@ -15,6 +15,7 @@
 
 #include "platform/copy.h"
 #include "platform/parse.h"
+#include "platform/spread.h"
 
 namespace {
 
@@ -45,11 +46,6 @@ double secondsPerCopy(Copy copy, uint8_t* dst, const uint8_t* src, size_t n, dou
     if (t >= budget || iters >= (1L << 30)) return t / static_cast<double>(iters);
     iters *= 2;
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 int run(const Options& o) {
@@ -94,8 +90,8 @@ int run(const Options& o) {
         std::fprintf(stderr, "copy_bench: copyBytes of %zu bytes at distance %zu copied wrong bytes\n", n, distance);
         return 1;
       }
-      double gm = static_cast<double>(n) / median(tm) * 1e-9, gf = static_cast<double>(n) / median(tf) * 1e-9;
-      double sp = median(ratio);
+      double gm = static_cast<double>(n) / ferry::spreadOf(tm).median * 1e-9, gf = static_cast<double>(n) / ferry::spreadOf(tf).median * 1e-9;
+      double sp = ferry::spreadOf(ratio).median;
       std::printf("%10zu %9zu %12.1f %12.1f %9.2f\n", n, distance, gm, gf, sp);
       if (csv)
         std::fprintf(csv, "%zu,%zu,%.3f,%.3f,%.4f,%.4f,%.4f\n", n, distance, gm, gf, sp,

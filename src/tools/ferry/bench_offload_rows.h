@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tools/ferry/bench_records.h"
-#include "tools/ferry/bench_stats.h"
+#include "platform/spread.h"
 
 namespace ferry::tools::bench {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "platform/status.h"
-#include "tools/ferry/bench_stats.h"
+#include "platform/spread.h"
 
 namespace ferry::tools::bench {
 

@@ -1,8 +1,8 @@
-#include "tools/ferry/bench_stats.h"
+#include "platform/spread.h"
 
 #include <algorithm>
 
-namespace ferry::tools::bench {
+namespace ferry {
 
 Spread spreadOf(const std::vector<double>& samples) {
   std::vector<double> v;
@@ -19,4 +19,4 @@ Spread spreadOf(const std::vector<double>& samples) {
   return out;
 }
 
-}  // namespace ferry::tools::bench
+}  // namespace ferry
