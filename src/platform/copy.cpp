@@ -70,6 +70,17 @@ void copyBytes(void* dst, const void* src, size_t n) {
   else std::memcpy(dst, src, n);
 }
 
+std::vector<CopyLoop> copyLoopsOfThisCpu() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  std::vector<CopyLoop> loops = {{"sse2", copySse2}};
+  if (__builtin_cpu_supports("avx2")) loops.push_back({"avx2", copyAvx2});
+  return loops;
+#else
+  return {};
+#endif
+}
+
 PageBytes allocatePages(size_t n) {
   size_t rounded = (n + kCopyPage - 1) / kCopyPage * kCopyPage;  // aligned_alloc wants a multiple
   auto* p = static_cast<uint8_t*>(std::aligned_alloc(kCopyPage, rounded == 0 ? kCopyPage : rounded));

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 namespace ferry {
 
@@ -47,5 +48,13 @@ struct FreeBytes {
 };
 using PageBytes = std::unique_ptr<uint8_t[], FreeBytes>;
 PageBytes allocatePages(size_t n);
+
+// The vector loops copyBytes() chooses from by the CPU (AVX2, else SSE2), each of them that
+// this CPU runs, so that a test can check the one that other CPUs take too. Empty off x86_64.
+struct CopyLoop {
+  const char* name;
+  void (*fn)(uint8_t* dst, const uint8_t* src, size_t n);
+};
+std::vector<CopyLoop> copyLoopsOfThisCpu();
 
 }  // namespace ferry
