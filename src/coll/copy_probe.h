@@ -2,9 +2,9 @@
 //
 // On the single-copy path a peer's input that is not in the shared heap is read where it
 // lies, with process_vm_readv; with copy-in its owner first copies it into its input slot
-// in the node's segment, where every peer reads it by pointer. Copy-in costs each rank one
-// copy of its whole chunk; the reads cost it (k-1)/k of a chunk through the kernel. Which is
-// cheaper depends on the machine: the kernel's copy ran at half of memcpy's speed on some
+// in the node's segment, where every peer reads it by pointer. Copy-in costs each rank a
+// copy of (k-1)/k of its chunk (all but its own share, which it reads in place); the reads
+// cost it (k-1)/k of a chunk through the kernel. Which is cheaper depends on the machine: the kernel's copy ran at half of memcpy's speed on some
 // (single copy wins), and at a quarter on others, where its 4 KiB-aliasing stall or page
 // pinning dominates (docs/collectives.md, "Same-node data paths"). So each node measures
 // both copies when a communicator is set up, and every rank of the node decides alike from
@@ -60,6 +60,9 @@ Result<CopySpeeds> nodeAverage(MPI_Comm nodeComm, const CopySpeeds& mine);
 // `localSize` ranks: copyGBs (k-1) > kCopyInMargin * cmaGBs k. The margin keeps a machine
 // whose kernel copies at half memcpy's speed (where 2 ranks measured faster reading in
 // place) off the edge; the figures of one machine spread by about 10% between set-ups.
+// The rule was measured when copy-in copied whole chunks, own share included; it costs
+// (k-1)/k of that now, so the rule leans towards reading in place (not re-measured where
+// the two are close: docs/collectives.md, "Copy-in, chosen from a measurement").
 constexpr double kCopyInMargin = 1.1;
 bool copyInCheaper(const CopySpeeds& s, int localSize);
 

@@ -72,8 +72,9 @@ class Pipeline {
   bool resultReady(size_t c) const;
   // Copies chunk `c`'s result out of its result slot into this rank's receive buffer.
   void copyResultOut(size_t c);
-  // Copies this rank's input of the next chunk into its input slot, once every rank has
-  // reduced the chunk that used the slot before, and publishes it (stagedIn).
+  // Copies this rank's input of the next chunk, but for its own share, into its input slot,
+  // once every rank has reduced the chunk that used the slot before, and publishes it
+  // (stagedIn). A rank reduces its own share from its send buffer.
   bool stageInput();
   std::string waitingFor() const;
   std::string peerName(int localRank) const;
