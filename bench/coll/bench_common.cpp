@@ -9,6 +9,7 @@
 
 #include "coll/comm_context.h"
 #include "coll/copy_probe.h"
+#include "coll/settings.h"
 #include "coll/stats.h"
 #include "comm/cma.h"
 #include "platform/copy.h"
@@ -200,6 +201,11 @@ void printPreamble(int argc, char** argv, const std::string& buffers) {
   std::printf("# host: %d cores, %d hardware threads, %s; %s; load average %s\n# buffers: %s; MPI_CHAR, MPI_SUM\n",
               topo.cores, topo.pus, parse::formatSize(topo.memoryBytes).c_str(), date, loadAverage().c_str(),
               buffers.c_str());
+  // The column `ferry` hands calls below this to the library (auto mode).
+  const coll::Settings& s = coll::settings();
+  std::printf("# Ferry: FERRY_COLL=%s, crossover %llu B (FERRY_COLL_MIN_SIZE%s)\n", coll::modeName(s.mode),
+              static_cast<unsigned long long>(s.minSize),
+              config().isSet(Knob::CollMinSize) ? "" : " unset: this library's default");
   std::fflush(stdout);
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "coll/comm_context.h"
+#include "coll/library_comms.h"
 #include "coll/library_ops.h"
 #include "coll/pipeline.h"
 #include "coll/select.h"
@@ -99,6 +100,8 @@ std::string opText(MPI_Op op) {
   return commutes ? "a user-defined op (commutative)" : "a user-defined, non-commutative op";
 }
 
+constexpr const char* kOneRank = "a communicator of one rank";
+
 // Why Ferry cannot run this call (empty if it can). Depends only on arguments that MPI
 // requires to be equal on every rank, so every rank finds the same answer.
 std::string unsupportedReason(const void* send, const void* recv, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -107,7 +110,7 @@ std::string unsupportedReason(const void* send, const void* recv, MPI_Datatype t
   MPI_Comm_test_inter(comm, &inter);
   if (inter) return "an inter-communicator";
   MPI_Comm_size(comm, &size);
-  if (size == 1) return "a communicator of one rank";
+  if (size == 1) return kOneRank;
   auto t = classifyType(type);
   if (!t) {
     int ints = 0, addrs = 0, types = 0, combiner = 0;
@@ -196,6 +199,7 @@ namespace {
     TypeInfo ti{};
     OpKind opKind{};
     call.unsupported = unsupportedReason(send, recv, type, op, comm, ti, opKind);
+    if (call.unsupported == kOneRank) libraryComms::add(comm);
     d = preselect(s, call);
     if (d.ferry) {
       auto ctx = known ? Result<CommContext*>(known) : contextFor(comm, s);
@@ -250,6 +254,11 @@ bool fewElements(int count) {
   return count > 0 && count < gFast.fewElements && !log::enabled(log::Level::Info, log::Coll);
 }
 
+// A communicator whose every call goes to the library in auto mode (library_comms.h).
+bool libraryComm(MPI_Comm comm) {
+  return gFast.crossover.mode == Mode::Auto && libraryComms::contains(comm) && !log::enabled(log::Level::Info, log::Coll);
+}
+
 void armFastPath() {
   static const bool armed = [] {
     gFast.crossover.mode = settings().mode;
@@ -272,8 +281,10 @@ int allreduceWith(const Settings& s, const void* send, void* recv, int count, MP
   // every rank (a derived datatype on one) cannot start one; set-up waits for decideAndRun.
   // With coll logging on, the slow path runs, to explain its decisions.
   CommContext* known = comm == MPI_COMM_NULL || s.mode == Mode::Off ? nullptr : existingContext(comm);
-  if (known && libraryForEveryCall(s, *known) && !log::enabled(log::Level::Info, log::Coll))
+  if (known && libraryForEveryCall(s, *known) && !log::enabled(log::Level::Info, log::Coll)) {
+    libraryComms::add(comm);  // the next calls find it on the fast path
     return library(send, recv, count, type, op, comm);
+  }
   return decideAndRun(s, send, recv, count, type, op, comm, known);
 }
 
@@ -281,7 +292,7 @@ int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op
   // Ferry's own small MPI_Allreduce calls take the fast path to the library too; the others
   // meet the tInside check in allreduceWith.
   if (gFast.ready.load(std::memory_order_acquire) &&
-      (fewElements(count) || smallForTheLibrary(gFast.crossover, count, type)))
+      (fewElements(count) || libraryComm(comm) || smallForTheLibrary(gFast.crossover, count, type)))
     return library(send, recv, count, type, op, comm);
   if (tInside || !ensureStarted() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
   armFastPath();

@@ -1,14 +1,31 @@
 #include "coll/settings.h"
 
+#include <mpi.h>
+
 #include <algorithm>
 
 namespace ferry::coll {
+namespace {
+
+// MPI allows this call before MPI_Init and after MPI_Finalize.
+std::string libraryVersion() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  return std::string(text, static_cast<size_t>(std::max(len, 0)));
+}
+
+}  // namespace
+
+uint64_t defaultMinSize(std::string_view libraryVersion) {
+  return libraryVersion.starts_with("MPICH Version:") ? 0 : 4 * 1024;
+}
 
 Settings Settings::fromConfig(const Config& cfg) {
   Settings s;
   const std::string& mode = cfg.text(Knob::CollMode);
   s.mode = mode == "on" ? Mode::On : mode == "off" ? Mode::Off : Mode::Auto;
-  s.minSize = cfg.size(Knob::CollMinSize);
+  s.minSize = cfg.isSet(Knob::CollMinSize) ? cfg.size(Knob::CollMinSize) : defaultMinSize(libraryVersion());
   s.stagedPerRank = cfg.size(Knob::CollStagedPerRank);
   s.chunkSize = cfg.size(Knob::CollChunkSize);
   s.directChunkSize = cfg.isSet(Knob::CollChunkSize) ? s.chunkSize : std::max(s.chunkSize, kDefaultDirectChunk);

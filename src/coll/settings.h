@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "platform/config.h"
 
@@ -20,9 +21,17 @@ enum class Leaders : uint8_t { Auto, One, All };
 constexpr uint64_t kAllocMemMinSize = 64 * 1024;
 constexpr uint64_t kDefaultDirectChunk = 4 << 20;
 
+// The crossover where FERRY_COLL_MIN_SIZE is unset, by the MPI library that
+// MPI_Get_library_version names. MPICH's own MPI_Allreduce (4.0.2, ch4:ucx) measured slower
+// than Ferry's at every size with ranks sharing a node, 4 B included, so with MPICH every
+// call goes to Ferry; Open MPI's is faster below 4 KiB. Libraries derived from MPICH (Intel
+// MPI, Cray MPICH) say other names and tune their own collectives: they keep 4 KiB
+// (docs/collectives.md, "Algorithm choice").
+uint64_t defaultMinSize(std::string_view libraryVersion);
+
 struct Settings {
   Mode mode = Mode::Auto;
-  uint64_t minSize = 4 * 1024;
+  uint64_t minSize = 4 * 1024;  // FERRY_COLL_MIN_SIZE, or defaultMinSize() where unset
   uint64_t stagedPerRank = 16 * 1024;
   uint64_t chunkSize = 512 * 1024;
   // Chunks that go straight into the receive buffers (one node of two ranks, single copy:

@@ -79,7 +79,9 @@ constexpr KnobSpec kKnobTable[] = {
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
      "every call it supports, whatever the size), off (always the MPI library)"},
     {Knob::CollMinSize, "FERRY_COLL_MIN_SIZE", KnobType::Size, "4K", nullptr, 0, kNoLimit, "coll",
-     "In auto mode, messages smaller than this go to the MPI library (the measured crossover)"},
+     "In auto mode, messages smaller than this go to the MPI library (the measured crossover). Unset: "
+     "4K, and 0 with MPICH (not its derivatives), whose own allreduce measured slower than Ferry's at "
+     "every size"},
     {Knob::CollStagedPerRank, "FERRY_COLL_STAGED_PER_RANK", KnobType::Size, "16K", nullptr, 0, 64LL << 20, "coll",
      "Where single copy works, messages below this size times the ranks on the node still take the "
      "two-copy path through the node's segment: it makes no system calls, and below this size they "

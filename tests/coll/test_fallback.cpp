@@ -4,10 +4,12 @@
 // with one rank per node.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "coll/allreduce.h"
 #include "coll/comm_context.h"
+#include "coll/library_comms.h"
 #include "coll/types.h"
 #include "coll_test_util.h"
 
@@ -19,6 +21,9 @@ Settings autoSettings() {
   s.mode = Mode::Auto;
   return s;
 }
+
+// A crossover for the tests of what happens below one: MPICH's default is none (0).
+constexpr uint64_t kCrossover = 4 * 1024;
 
 // Runs `call` and checks that the library ran it and Ferry did not.
 template <typename F>
@@ -125,6 +130,7 @@ TEST(AllreduceFallback, SmallMessagesInAutoModeNeverSetUp) {
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   Settings s = autoSettings();
+  s.minSize = kCrossover;
   int n = static_cast<int>(s.minSize / sizeof(int)) - 1;  // one int below the crossover
   ASSERT_GT(n, 0);
   std::vector<int> in(static_cast<size_t>(n), 2), got(in.size());
@@ -142,6 +148,9 @@ TEST(AllreduceFallback, SmallMessagesInAutoModeNeverSetUp) {
 // size, which the library runs anyway.
 TEST(AllreduceFallback, FewElementsGoToTheLibraryWhateverTheirType) {
   if (settings().mode != Mode::Auto) GTEST_SKIP() << "the count rule is auto mode's (FERRY_COLL is set)";
+  if (settings().minSize < 2 * kMaxElemSize)
+    GTEST_SKIP() << "FERRY_COLL_MIN_SIZE is " << settings().minSize << " B (unset with MPICH: 0), so no call is below "
+                 << "it by its count; WithoutACrossoverSmallCallsRunInFerry tests that case";
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   int ranks = 0;
@@ -167,6 +176,29 @@ TEST(AllreduceFallback, FewElementsGoToTheLibraryWhateverTheirType) {
   MPI_Comm_free(&c);
 }
 
+// MPICH's default: no crossover, so the smallest calls run Ferry's algorithm too, where
+// ranks share a node.
+TEST(AllreduceFallback, WithoutACrossoverSmallCallsRunInFerry) {
+  if (settings().mode != Mode::Auto || settings().minSize != 0)
+    GTEST_SKIP() << "FERRY_COLL_MIN_SIZE is " << settings().minSize << " B (unset: 0 with MPICH only); "
+                 << "FewElementsGoToTheLibraryWhateverTheirType tests a crossover";
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  int ranks = 0;
+  MPI_Comm_size(c, &ranks);
+  double one = rankOf(c) + 1.0, sum = 0;
+  ASSERT_EQ(allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, c), MPI_SUCCESS);  // sets up
+  CommContext* ctx = existingContext(c);
+  ASSERT_NE(ctx, nullptr) << "a call of one element sets the communicator up";
+  bool shared = ctx->shape().maxLocal > 1;
+  StatsSnapshot before = statsNow();
+  ASSERT_EQ(allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, c), MPI_SUCCESS);
+  StatsSnapshot after = statsNow();
+  EXPECT_EQ(sum, ranks * (ranks + 1) / 2.0);
+  EXPECT_EQ(after.ferryCalls - before.ferryCalls, shared ? 1u : 0u) << ctx->describe();
+  MPI_Comm_free(&c);
+}
+
 TEST(AllreduceFallback, AutoModeUsesTheNodeStructure) {
   // Above the crossover, auto mode runs Ferry unless every node has one rank. The first call
   // sets the communicator up; the later ones, of other sizes and values, take the shortcut
@@ -177,7 +209,7 @@ TEST(AllreduceFallback, AutoModeUsesTheNodeStructure) {
   int ranks = 0;
   MPI_Comm_size(c, &ranks);
   for (int call = 0; call < 3; ++call) {
-    int n = static_cast<int>(s.minSize / sizeof(int)) * (4 << call);
+    int n = static_cast<int>(std::max(s.minSize, kCrossover) / sizeof(int)) * (4 << call);
     std::vector<int> in(static_cast<size_t>(n), call + 1), got(in.size());
     StatsSnapshot before = statsNow();
     ASSERT_EQ(allreduceWith(s, in.data(), got.data(), n, MPI_INT, MPI_SUM, c), MPI_SUCCESS);
@@ -190,7 +222,32 @@ TEST(AllreduceFallback, AutoModeUsesTheNodeStructure) {
     EXPECT_EQ(after.libraryCalls - before.libraryCalls, ferryExpected ? 0u : 1u) << ctx->describe() << ", call " << call;
     EXPECT_EQ(got, std::vector<int>(in.size(), (call + 1) * ranks)) << "call " << call;
   }
+  // After its first calls, a communicator of one rank per node is found on the fast path
+  // (library_comms.h), until it is freed.
+  bool onePerNode = existingContext(c)->shape().maxLocal == 1;
+  EXPECT_EQ(libraryComms::contains(c), onePerNode && settings().mode == Mode::Auto) << existingContext(c)->describe();
+  MPI_Comm freed = c;
   MPI_Comm_free(&c);
+  EXPECT_FALSE(libraryComms::contains(freed)) << "a freed communicator's handle leaves the table";
+}
+
+TEST(AllreduceFallback, OneRankCommunicatorsAreFoundOnTheFastPath) {
+  if (settings().mode != Mode::Auto) GTEST_SKIP() << "the table serves auto mode (FERRY_COLL is set)";
+  MPI_Comm self;
+  MPI_Comm_dup(MPI_COMM_SELF, &self);
+  // Above any crossover, so that the call reaches the classification that finds one rank.
+  std::vector<double> in(std::max(settings().minSize, kCrossover) / sizeof(double) * 2, 2.5), got(in.size());
+  for (int call = 0; call < 2; ++call) {
+    StatsSnapshot before = statsNow();
+    ASSERT_EQ(allreduce(in.data(), got.data(), static_cast<int>(in.size()), MPI_DOUBLE, MPI_SUM, self), MPI_SUCCESS);
+    EXPECT_EQ(statsNow().libraryCalls - before.libraryCalls, 1u);
+    EXPECT_EQ(got, in);
+  }
+  EXPECT_TRUE(libraryComms::contains(self));
+  EXPECT_EQ(existingContext(self), nullptr) << "no set-up for one rank";
+  MPI_Comm freed = self;
+  MPI_Comm_free(&self);
+  EXPECT_FALSE(libraryComms::contains(freed));
 }
 
 TEST(CollTypes, ClassifiesPredefinedTypesOnly) {
