@@ -103,7 +103,7 @@ def coll(directory, sizes):
         print(f"| {size_label(b)} | " + " | ".join(cells) + " |")
     print()
     print("| layout | worst speed-up at >= 256 KiB (target >= 1.3) | worst speed-up at any size (target >= 0.95) "
-          "| library against itself below the crossover |")
+          "| library against itself where auto hands over |")
     print("|---|---|---|---|")
     for n in names:
         rows = layouts[n]

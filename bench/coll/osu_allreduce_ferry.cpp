@@ -6,10 +6,10 @@
 //            the library), through the interposer's own entry point, fast path included --
 //            what a program gets under `ferry run --pmpi`
 //   forced   Ferry's algorithm at every size (FERRY_COLL=on), to show the crossover
-//   again    PMPI_Allreduce once more, below the crossover only: there Ferry hands every call
-//            to the library, and the library against itself (xagain) shows how far two
-//            identical variants' ratios spread in this run, the yardstick for "never more
-//            than 5% slower"
+//   again    PMPI_Allreduce once more, only where auto mode hands the calls to the library
+//            (below the crossover, or with one rank per node): the library against itself
+//            (xagain) shows how far two identical variants' ratios spread in this run, the
+//            yardstick for "never more than 5% slower"
 // Each latency is the median over --reps repetitions of the OSU average latency across
 // ranks (min and max across ranks go to the CSV). Each speed-up is the median over the
 // repetitions of the ratio within one repetition, where the variants ran back to back: a
@@ -119,10 +119,14 @@ int run(const Options& opt) {
        }},
       {"again", [](const void* s, void* r, int n) { return PMPI_Allreduce(s, r, n, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD); }},
   };
-  // The control runs where Ferry's auto mode hands calls to the library (MPI_CHAR: bytes are elements).
-  auto timedAt = [&](size_t bytes) {
-    bool belowCrossover = coll::settings().mode == coll::Mode::Auto && bytes < coll::settings().minSize;
-    return belowCrossover ? variants.size() : variants.size() - 1;
+  // The control runs where Ferry's auto mode hands the calls to the library: below the
+  // crossover, or on a communicator where it runs none (one rank per node). One call of the
+  // auto variant tells, alike on every rank: Ferry counts it as its own or the library's.
+  auto timedAt = [&](Buffers& buf, size_t bytes) {
+    uint64_t before = coll::stats().snapshot().ferryCalls;
+    variants[1].call(buf.send(), buf.recv(), static_cast<int>(bytes));
+    bool handedOver = coll::stats().snapshot().ferryCalls == before;
+    return handedOver ? variants.size() : variants.size() - 1;
   };
   bool shared = opt.buffers == "shared";
   auto sizes = powersOfTwo(*parse::size(opt.minSize), *parse::size(opt.maxSize));
@@ -141,7 +145,7 @@ int run(const Options& opt) {
     if (opt.validate && validate(variants, bytes, shared) != 0) return 1;
     Buffers buf(bytes, shared);
     std::vector<std::vector<LatencyStats>> samples(variants.size());
-    const size_t timed = timedAt(bytes);
+    const size_t timed = timedAt(buf, bytes);
     for (int rep = 0; rep < opt.reps; ++rep) {
       for (size_t i = 0; i < timed; ++i) {
         // Rotate which variant runs first, so that none always meets a warm or cold cache.

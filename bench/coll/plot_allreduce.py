@@ -34,7 +34,7 @@ def main():
     lat.legend()
     for name, style in [("ferry", "b-s"), ("forced", "r:^")]:
         ratio.plot(size, [float(r[f"speedup_{name}"]) for r in rows], style, label=f"MPI / {name}", markersize=4)
-    # The library timed twice, below the crossover only: the spread of identical variants.
+    # The library timed twice where auto mode hands the calls over: the spread of identical variants.
     again = [(s, float(r["speedup_again"])) for s, r in zip(size, rows) if r.get("speedup_again")]
     if again:
         ratio.plot(*zip(*again), "k:.", label="MPI / MPI again (noise)", markersize=4)

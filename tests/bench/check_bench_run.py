@@ -15,7 +15,8 @@ copy:    copy.csv has a row per size and distance (0, 16, 64 bytes) with positiv
 allreduce: osu_allreduce_ferry printed its preamble with the machine's copy speeds, its table
          and its data path; osu_allreduce.csv has a row per size with positive latencies and
          speed-ups equal to their latencies' ratios (one repetition), the library timed again
-         below the crossover and only there; Ferry ran calls."""
+         below the crossover and only there (2 ranks on one node: auto mode hands over nowhere
+         else); Ferry ran calls."""
 import argparse
 import csv
 import math
