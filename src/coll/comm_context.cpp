@@ -284,19 +284,9 @@ int CommContext::rankOfLocal(int localRank) const {
   return -1;
 }
 
-// One node of two ranks reads in place with direct results: two process_vm_readv of half a
-// message each, in 4 MiB chunks, against two copies of the whole message through 512 KiB
-// slots. The probe times copies that stay in cache; above 4 MiB, where the buffers no
-// longer do, reading in place measured faster here (1.51-1.71x the library against
-// 1.19-1.80x at 8-16 MiB in alternating runs, copy-in ahead only in a run that fell into a
-// fast window of this machine; docs/collectives.md, "Targets"). A size rule, like the
-// staged one, so FERRY_COLL_INTRA=copy-in keeps it (copyInLimited()).
 std::string CommContext::describe() const {
   if (!usable_) return label_ + ": Ferry's allreduce is off here: " + disabledReason_;
-  std::string inputs = inputsReason_;
-  if (copyInLimited())
-    inputs += std::string(inputs.empty() ? "" : "; ") + "calls above " + parse::formatSize(kCopyInDirectLimit) +
-              " read in place, with direct results";
+  const std::string& inputs = inputsReason_;
   std::string per = shape_.minLocal == shape_.maxLocal
                         ? std::to_string(shape_.maxLocal)
                         : std::to_string(shape_.minLocal) + " to " + std::to_string(shape_.maxLocal);

@@ -72,12 +72,12 @@ class CommContext {
   bool directResults(IntraPath p) const {
     return p == IntraPath::Single && numNodes() == 1 && localSize() == 2 && !shareLeaders();
   }
-  // The node's path for large messages; pathFor() is the one a call of `bytes` takes.
+  // The node's path for large messages; pathFor() is the one a call of `bytes` takes. No
+  // size rule above: the probe times copies that stay in cache, yet copy-in also measured
+  // ahead of reading in place at 8-64 MiB, direct results included, since a rank copies in
+  // only its peers' shares (docs/collectives.md, "Copy-in, chosen from a measurement").
   IntraPath path() const { return path_; }
-  IntraPath pathFor(uint64_t bytes) const {
-    if (bytes < stagedBelow_) return IntraPath::Staged;
-    return bytes > kCopyInDirectLimit && copyInLimited() ? IntraPath::Single : path_;
-  }
+  IntraPath pathFor(uint64_t bytes) const { return bytes < stagedBelow_ ? IntraPath::Staged : path_; }
   const std::string& pathReason() const { return pathReason_; }
   const NodeArea& area() const { return area_; }
   InterStage* inter() const { return inter_.get(); }
@@ -96,9 +96,6 @@ class CommContext {
   Status probeSameNode(const Settings& s);
   Status choosePath(const Settings& s, bool cmaWorks, const std::string& failure);
   Status chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerLent);
-  // Copy-in on one node of two ranks: larger calls read in place, with direct results
-  // (comm_context.cpp says why).
-  bool copyInLimited() const { return path_ == IntraPath::CopyIn && directResults(IntraPath::Single); }
   // Collective: whether set-up worked everywhere, with the same settings; also numbers an
   // unnamed communicator the same on every rank.
   Status agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed);

@@ -66,10 +66,6 @@ Result<CopySpeeds> nodeAverage(MPI_Comm nodeComm, const CopySpeeds& mine);
 constexpr double kCopyInMargin = 1.1;
 bool copyInCheaper(const CopySpeeds& s, int localSize);
 
-// On one node of two ranks, calls above this size read in place even where copy-in was
-// chosen (CommContext::copyInLimited(); comm_context.cpp says why).
-constexpr uint64_t kCopyInDirectLimit = 4 << 20;
-
 // "copy 38.1 GB/s, process_vm_readv 9.2 GB/s": for the set-up's log line.
 std::string describeSpeeds(const CopySpeeds& s);
 

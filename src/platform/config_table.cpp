@@ -96,10 +96,10 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::CollIntra, "FERRY_COLL_INTRA", KnobType::Enum, "auto", "auto|single|staged|copy-in", 0, 0, "coll",
      "Same-node data path of the allreduce: single (one copy: peers' buffers are read in place, "
      "mapped when Ferry allocated them, else through process_vm_readv), copy-in (as single, but "
-     "each rank first copies an input that is not in Ferry's shared heap into the node's segment, "
-     "where its peers read it; on one node of two ranks, calls up to 4 MiB), staged (two copies "
-     "through the segment for every buffer), or auto (single where the kernel allows it, with "
-     "copy-in where a copy measured at set-up beats the kernel's)"},
+     "each rank first copies the parts of an input that is not in Ferry's shared heap that its "
+     "peers reduce into the node's segment, where they read them), staged (two copies through "
+     "the segment for every buffer), or auto (single where the kernel allows it, with copy-in "
+     "where a copy measured at set-up beats the kernel's)"},
     {Knob::CollInter, "FERRY_COLL_INTER", KnobType::Enum, "auto", "auto|mpi|p2p", 0, 0, "coll",
      "Inter-node stage of the allreduce (run by each node's leader, or by every rank on its share: "
      "FERRY_COLL_LEADERS): mpi (MPI_Iallreduce over the leaders), p2p (pairwise MPI_Isend/Irecv "

@@ -75,25 +75,5 @@ TEST(AllreduceSizes, SeveralMiBOfEveryElementSize) {
   }
 }
 
-TEST(AllreduceSizes, AroundTheCopyInLimit) {
-  // Where a node of two ranks chose copy-in, calls above a size read in place
-  // (CommContext::pathFor): calls on either side of it alternate between the two paths on
-  // the same slots and counters.
-  Settings s = forcedSettings();
-  CommContext* ctx = worldContext(s);
-  ASSERT_NE(ctx, nullptr);
-  if (ctx->path() != IntraPath::CopyIn || ctx->pathFor(UINT64_MAX) != IntraPath::Single)  // the same on every rank
-    GTEST_SKIP() << "no copy-in limit here: it applies to one node of two ranks with copy-in (measured cheaper, or "
-                    "FERRY_COLL_INTRA=copy-in)";
-  ASSERT_EQ(ctx->pathFor(kCopyInDirectLimit), IntraPath::CopyIn);
-  ASSERT_EQ(ctx->pathFor(kCopyInDirectLimit + 1), IntraPath::Single);
-  TypedOp t = find(MPI_DOUBLE, MPI_SUM);
-  size_t edge = kCopyInDirectLimit / sizeof(double);
-  uint64_t seed = 40;
-  for (size_t count : {edge, edge + 1, edge - 1, 2 * edge + 3, edge})
-    for (bool inPlace : {false, true})
-      EXPECT_EQ(checkAgainstLibrary(s, t, count, inPlace, MPI_COMM_WORLD, ++seed), "") << "count " << count;
-}
-
 }  // namespace
 }  // namespace ferry::coll::testing
