@@ -208,7 +208,7 @@ namespace {
         MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
         return MPI_ERR_OTHER;
       }
-      d = (*ctx)->usable() ? select(s, call, (*ctx)->shape()) : Decision{false, Rule::Disabled};
+      d = (*ctx)->acceptsNextCall() ? select(s, call, (*ctx)->shape()) : Decision{false, Rule::Disabled};
       report(d, s, call, comm, *ctx);
       if (d.ferry) return runFerry(s, **ctx, call, ti, opKind, send, recv, count, comm);
       return library(send, recv, count, type, op, comm);

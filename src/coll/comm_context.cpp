@@ -220,7 +220,7 @@ Status CommContext::setupNode(const Settings& s) {
   if (!seg) return seg.takeStatus();
   segment_ = std::move(seg.value());
   area_ = NodeArea(segment_.data(), split_.localSize, s.depth, inputSlot, s.chunkSize);
-  if (split_.numNodes > 1) interSurvivesFailure_ = survivesFailure(interBackendName(s, split_.numNodes));
+  if (split_.numNodes > 1) callsAfterFailure_ = callsAfterFailure(interBackendName(s, split_.numNodes), s.depth);
   if (shareLeaders() || (isLeader() && split_.numNodes > 1)) {
     auto inter = makeInterStage(s, shareLeaders() ? shareComm_ : split_.leaderComm);
     if (!inter) return inter.takeStatus();
@@ -230,13 +230,27 @@ Status CommContext::setupNode(const Settings& s) {
 }
 
 void CommContext::callFailed() {
-  if (interSurvivesFailure_ || !usable_) return;
+  if (!usable_ || callsAfterFailure_ == UINT64_MAX || retireAt_ != 0) return;
+  if (callsAfterFailure_ == 0)
+    retire("a call failed while the leaders' MPI_Iallreduce of its chunks may have been unmatched, which MPI "
+           "cannot cancel and a later call's would match (FERRY_COLL_INTER=p2p recovers from failed calls)");
+  else
+    retireAt_ = callSeq_ + callsAfterFailure_;
+}
+
+bool CommContext::acceptsNextCall() {
+  if (usable_ && retireAt_ != 0 && callSeq_ + 1 >= retireAt_)
+    retire("call " + std::to_string(retireAt_) + " would reuse the p2p tags of call " +
+           std::to_string(retireAt_ - callsAfterFailure_) +
+           ", which failed and may have left messages unreceived that it would take");
+  return usable_;
+}
+
+void CommContext::retire(const std::string& reason) {
   usable_ = false;
-  disabledReason_ = "a call failed while the leaders' MPI_Iallreduce of its chunks may have been unmatched, which "
-                    "MPI cannot cancel and a later call's would match (FERRY_COLL_INTER=p2p recovers from failed "
-                    "calls)";
+  disabledReason_ = reason;
   log::warn(log::Coll, "%s: Ferry's allreduce is off for this communicator from now on, the MPI library runs it: %s",
-            label_.c_str(), disabledReason_.c_str());
+            label_.c_str(), reason.c_str());
 }
 
 // One allreduce tells every rank whether set-up worked everywhere, whether the settings

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,10 +49,16 @@ class CommContext {
   const std::string& disabledReason() const { return disabledReason_; }
   // After a call failed on this rank. Every rank of a failed call fails it (a node peer's
   // failure or another leader's notice fails the call on those waiting for it:
-  // Pipeline::run()), so where the inter-node backend cannot serve later calls after a
-  // failure (survivesFailure()), every rank turns Ferry off for this communicator here, and
-  // the library runs its later calls.
+  // Pipeline::run()), so every rank counts the calls the inter-node backend can still
+  // serve (callsAfterFailure()) alike, and turns Ferry off for this communicator alike when
+  // they run out: at once with the mpi backend, once the p2p tags would repeat the failed
+  // call's with p2p. The library runs the later calls.
   void callFailed();
+  // Before a call would run Ferry's algorithm: usable(), after retiring the context if the
+  // call is one a failed call's messages could be taken by (callFailed()).
+  bool acceptsNextCall();
+  // Tests: how many calls after a failed one the backend serves (callsAfterFailure()).
+  void setCallsAfterFailure(uint64_t calls) { callsAfterFailure_ = calls; }
   // Its name (MPI_Comm_set_name), or "comm #3": the same on every rank of it.
   const std::string& label() const { return label_; }
   const CommShape& shape() const { return shape_; }
@@ -88,8 +95,10 @@ class CommContext {
   // Numbers the calls that run Ferry's algorithm; equal on every rank because every rank
   // runs the same calls in the same order, also where a call failed (Pipeline::mark()).
   uint64_t beginCall() { return ++callSeq_; }
+  uint64_t callsBegun() const { return callSeq_; }
 
  private:
+  void retire(const std::string& reason);
   CommContext() = default;
   Status splitShares(MPI_Comm comm, const Settings& s);
   Status setupNode(const Settings& s);
@@ -116,7 +125,10 @@ class CommContext {
   comm::ShmSegment segment_;
   NodeArea area_;
   std::unique_ptr<InterStage> inter_;
-  bool interSurvivesFailure_ = true;  // known on every rank, leader or not
+  // Calls after a failed one that the inter-node stage can serve (none across one node);
+  // known on every rank, leader or not.
+  uint64_t callsAfterFailure_ = UINT64_MAX;
+  uint64_t retireAt_ = 0;  // the first call number Ferry must not run (0: none)
   MPI_Comm shareComm_ = MPI_COMM_NULL;  // the ranks of my node-local index on every node
   std::string leadersReason_;
   uint64_t spinNs_ = 0;

@@ -16,7 +16,9 @@
 // A leader that fails a call tells the others (failure_notices.h), since they may be waiting
 // for its messages. Messages of a failed call may be left unreceived (a leader that failed
 // before it posted its receives); their tags carry the call's number, so that a later
-// call's receives never take them.
+// call's receives never take them, and the communicator's context hands its calls to the
+// library before the tags come round to a failed call's (p2pTagCycle(),
+// CommContext::callFailed()).
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -45,12 +47,7 @@ class P2pInterStage final : public InterStage {
         ops_(static_cast<size_t>(depth)) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
-    // MPI guarantees tags up to at least 32767; the cycle is the same on every leader.
-    int* tagUb = nullptr;
-    int found = 0;
-    MPI_Comm_get_attr(comm, MPI_TAG_UB, &tagUb, &found);
-    int ub = found && tagUb ? *tagUb : 32767;
-    tagCycle_ = static_cast<uint64_t>(std::max(1, (ub - kTagBase + 1) / depth));
+    tagCycle_ = p2pTagCycle(depth);
   }
 
   ~P2pInterStage() override { settle(); }
@@ -234,6 +231,16 @@ class P2pInterStage final : public InterStage {
 };
 
 }  // namespace
+
+// MPI_TAG_UB, an attribute of MPI_COMM_WORLD, is the same on every rank, so every rank
+// computes the same cycle, leader or not. MPI guarantees tags up to at least 32767.
+uint64_t p2pTagCycle(int depth) {
+  int* tagUb = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUb, &found);
+  int ub = found && tagUb ? *tagUb : 32767;
+  return static_cast<uint64_t>(std::max(1, (ub - kTagBase + 1) / std::max(depth, 1)));
+}
 
 std::unique_ptr<InterStage> makeP2pInterStage(MPI_Comm leaderComm, int depth, uint64_t halvingMin,
                                               uint64_t maxChunkBytes) {

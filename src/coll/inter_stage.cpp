@@ -22,7 +22,7 @@ class MpiInterStage final : public InterStage {
       : comm_(leaderComm), notices_(leaderComm), reqs_(static_cast<size_t>(depth), MPI_REQUEST_NULL) {}
   // Requests are in flight only after a failed call. They are left as they are: MPI forbids
   // freeing or cancelling a non-blocking collective's request, and the communicator is
-  // retired then (survivesFailure()).
+  // retired then (callsAfterFailure()).
   ~MpiInterStage() override = default;
 
   const char* name() const override { return "mpi"; }
@@ -63,7 +63,7 @@ std::string_view interBackendName(const Settings& s, int leaders) {
   return leaders <= kP2pMaxLeaders ? "p2p" : "mpi";
 }
 
-bool survivesFailure(std::string_view backend) { return backend != "mpi"; }
+uint64_t callsAfterFailure(std::string_view backend, int depth) { return backend == "mpi" ? 0 : p2pTagCycle(depth); }
 
 Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm leaderComm) {
   int leaders = 1;

@@ -49,7 +49,7 @@ class InterStage {
   // buffer after the call has returned, and tell the other leaders, which may be waiting
   // for this one's messages (failure_notices.h). MPI_Iallreduce cannot be cancelled: the
   // mpi backend leaves it in flight, and its communicator serves no later call
-  // (survivesFailure()).
+  // (callsAfterFailure()).
   virtual void abandon() {}
   // While the pipeline waits: fails if another leader has said that it failed this call.
   virtual Status peerFailed() { return {}; }
@@ -60,12 +60,15 @@ Result<std::unique_ptr<InterStage>> makeInterStage(const Settings& s, MPI_Comm l
 // Which backend makeInterStage() makes for `leaders` leaders: FERRY_COLL_INTER with "auto"
 // resolved. The same on every rank, leader or not.
 std::string_view interBackendName(const Settings& s, int leaders);
-// Whether later calls can still use the backend after a call failed. Not the mpi backend's:
-// a leader's MPI_Iallreduce left unmatched by a failed leader would be matched by that
-// leader's first MPI_Iallreduce of the next call (collectives match in order), which would
-// then reduce the wrong chunks or wait for ever. The p2p backend's messages carry the
-// call's number in their tags, so a later call never takes a failed one's.
-bool survivesFailure(std::string_view backend);
+// How many calls after a failed one can still use the backend. None for mpi: a leader's
+// MPI_Iallreduce left unmatched by a failed leader would be matched by that leader's first
+// MPI_Iallreduce of the next call (collectives match in order), which would then reduce the
+// wrong chunks or wait for ever. The p2p backend's tags carry the call's number, so later
+// calls never take a failed one's messages, until its tags repeat (p2pTagCycle()).
+uint64_t callsAfterFailure(std::string_view backend, int depth);
+// The calls before the p2p backend's data tags repeat, with `depth` slots: over 67 million
+// with MPICH's MPI_TAG_UB (2^28 - 1), 8 thousand with the least MPI allows (32767).
+uint64_t p2pTagCycle(int depth);
 // The p2p backend (inter_p2p.cpp): chunks of at least `halvingMin` bytes are reduced by
 // reduce-scatter and allgather, smaller ones by recursive doubling.
 // `maxChunkBytes` bounds every leader's chunk (FERRY_COLL_CHUNK_SIZE).

@@ -175,7 +175,10 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
   s.inter = m.inter;
   std::vector<int> in(100000, 1), out(in.size(), -7);
   ASSERT_EQ(allreduceWith(s, in.data(), out.data(), 1000, MPI_INT, MPI_SUM, c), MPI_SUCCESS);  // sets up
-  const CommContext& ctx = *existingContext(c);
+  CommContext& ctx = *existingContext(c);
+  // So that the p2p tags come round to the failed call's within this test (callFailed()).
+  constexpr uint64_t kCallsAfterFailure = 5;
+  if (std::string(m.inter) != "mpi") ctx.setCallsAfterFailure(kCallsAfterFailure);
   bool acrossNodes = m.who != Who::OddRanks;
   if (ctx.path() != m.path || (acrossNodes && ctx.numNodes() == 1)) {  // the same on every rank
     MPI_Comm_free(&c);
@@ -195,6 +198,7 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
   };
   double t0 = nowSeconds();
   int rc = mismatched();
+  uint64_t failedCall = ctx.callsBegun();
   // The ranks that found the mismatch say MPI_ERR_ARG; their node peers, whose leader did,
   // and the nodes whose leader heard of it, MPI_ERR_OTHER.
   bool found = m.who == Who::OddRanks || (m.who == Who::OtherNodes && ctx.isLeader()) ||
@@ -245,6 +249,22 @@ TEST_P(CollMismatch, IsAnErrorThatNamesThePeerAndWhatItPassed) {
     EXPECT_EQ(bad, 0) << m.what << ": elements wrong in call " << call << " after the failed ones";
   }
   EXPECT_EQ(statsNow().ferryCalls - before.ferryCalls, retires ? 0u : 3u) << m.what;
+  if (!retires && ctx.numNodes() > 1) {
+    // The next call's p2p tags would be the first failed call's, whose messages may still
+    // wait unreceived: the library runs it and every later one.
+    ASSERT_EQ(ctx.callsBegun(), failedCall + kCallsAfterFailure - 1) << "two failed calls and three right ones";
+    EXPECT_TRUE(ctx.usable());
+    std::fill(out.begin(), out.end(), -7);
+    StatsSnapshot beforeLast = statsNow();
+    ASSERT_EQ(allreduceWith(s, in.data(), out.data(), m.count, MPI_INT, MPI_SUM, c), MPI_SUCCESS) << m.what;
+    EXPECT_EQ(out[0], 4 * ranksOf(c));
+    EXPECT_EQ(statsNow().ferryCalls, beforeLast.ferryCalls) << m.what;
+    EXPECT_FALSE(ctx.usable());
+    EXPECT_NE(ctx.disabledReason().find("would reuse the p2p tags of call " + std::to_string(failedCall)),
+              std::string::npos)
+        << ctx.disabledReason();
+    EXPECT_NE(capture.text().find("Ferry's allreduce is off for this communicator from now on"), std::string::npos);
+  }
   MPI_Comm_free(&c);
 }
 
