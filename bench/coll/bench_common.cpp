@@ -60,8 +60,8 @@ Ratio pairedRatio(const std::vector<LatencyStats>& base, const std::vector<Laten
   for (size_t i = 0; i < std::min(base.size(), variant.size()); ++i)
     if (variant[i].avgUs > 0) r.push_back(base[i].avgUs / variant[i].avgUs);
   if (r.empty()) return {};
-  auto [lo, hi] = std::minmax_element(r.begin(), r.end());
-  return {spreadOf(r).median, *lo, *hi};
+  Spread s = spreadOf(r);
+  return {s.median, s.min, s.max};
 }
 
 LatencyStats timeCollective(size_t bytes, double budgetSeconds, const std::function<void()>& op) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <cstring>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -36,13 +35,6 @@ class InsideGuard {
   InsideGuard(const InsideGuard&) = delete;
   InsideGuard& operator=(const InsideGuard&) = delete;
 };
-
-uint64_t commKey(MPI_Comm comm) {
-  uint64_t key = 0;
-  static_assert(sizeof(MPI_Comm) <= sizeof key);
-  std::memcpy(&key, &comm, sizeof comm);
-  return key;
-}
 
 std::string commLabelFor(MPI_Comm comm, const CommContext* ctx) {
   if (comm == MPI_COMM_NULL) return "MPI_COMM_NULL";  // the library reports the error

@@ -4,11 +4,11 @@
 // lies, with process_vm_readv; with copy-in its owner first copies it into its input slot
 // in the node's segment, where every peer reads it by pointer. Copy-in costs each rank a
 // copy of (k-1)/k of its chunk (all but its own share, which it reads in place); the reads
-// cost it (k-1)/k of a chunk through the kernel. Which is cheaper depends on the machine: the kernel's copy ran at half of memcpy's speed on some
-// (single copy wins), and at a quarter on others, where its 4 KiB-aliasing stall or page
-// pinning dominates (docs/collectives.md, "Same-node data paths"). So each node measures
-// both copies when a communicator is set up, and every rank of the node decides alike from
-// the node's average.
+// cost it (k-1)/k of a chunk through the kernel. Which is cheaper depends on the machine:
+// the kernel's copy ran at half of memcpy's speed on some (single copy wins), and at a
+// quarter on others, where its 4 KiB-aliasing stall or page pinning dominates
+// (docs/collectives.md, "Same-node data paths"). So each node measures both copies when a
+// communicator is set up, and every rank of the node decides alike from the node's average.
 #pragma once
 
 #include <mpi.h>

@@ -6,6 +6,17 @@
 #include <cstring>
 #include <mutex>
 
+namespace ferry::coll {
+
+uint64_t commKey(MPI_Comm comm) {
+  uint64_t key = 0;
+  static_assert(sizeof(MPI_Comm) <= sizeof key);
+  std::memcpy(&key, &comm, sizeof comm);
+  return key;
+}
+
+}  // namespace ferry::coll
+
 namespace ferry::coll::libraryComms {
 namespace {
 
@@ -18,20 +29,12 @@ struct alignas(64) Set {
 };
 std::array<Set, 1 << kSetBits> gSets;
 
-// A handle is an int (MPICH) or a pointer (Open MPI); neither is 0 for a live communicator.
-uint64_t keyOf(MPI_Comm comm) {
-  uint64_t key = 0;
-  static_assert(sizeof(MPI_Comm) <= sizeof key);
-  std::memcpy(&key, &comm, sizeof comm);
-  return key;
-}
-
 Set& setOf(uint64_t key) {
   return gSets[(key * 0x9e3779b97f4a7c15ull) >> (64 - kSetBits)];  // Fibonacci hashing
 }
 
 int removeOnDelete(MPI_Comm comm, int, void*, void*) {
-  uint64_t key = keyOf(comm);
+  uint64_t key = commKey(comm);
   for (auto& slot : setOf(key).keys) {
     uint64_t expected = key;
     if (slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) break;
@@ -50,7 +53,7 @@ int markerKey() {
 }  // namespace
 
 bool contains(MPI_Comm comm) {
-  uint64_t key = keyOf(comm);
+  uint64_t key = commKey(comm);
   if (key == 0) return false;
   for (const auto& slot : setOf(key).keys)
     if (slot.load(std::memory_order_acquire) == key) return true;
@@ -58,7 +61,7 @@ bool contains(MPI_Comm comm) {
 }
 
 void add(MPI_Comm comm) {
-  uint64_t key = keyOf(comm);
+  uint64_t key = commKey(comm);
   if (key == 0 || comm == MPI_COMM_NULL || contains(comm)) return;
   // The marker first: once the entry is in, its removal must be certain.
   if (MPI_Comm_set_attr(comm, markerKey(), nullptr) != MPI_SUCCESS) return;

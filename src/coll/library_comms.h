@@ -13,6 +13,16 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+
+namespace ferry::coll {
+
+// A communicator's handle as a number: an int (MPICH) or a pointer (Open MPI), neither 0 for
+// a live communicator. The table's key, and how logs name an unnamed communicator.
+uint64_t commKey(MPI_Comm comm);
+
+}  // namespace ferry::coll
+
 namespace ferry::coll::libraryComms {
 
 // Lock-free; false for any communicator not added, and after it was freed.
