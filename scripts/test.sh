@@ -9,6 +9,7 @@ ferry_build "$FERRY_ROOT/build"
 (cd "$FERRY_ROOT/build" && ctest -j "$jobs" --output-on-failure --timeout 300)
 
 ferry_build "$FERRY_ROOT/build-mpich" -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COMPILER=mpicxx.mpich \
+  -DMPI_Fortran_COMPILER=mpif90.mpich \
   -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
 (cd "$FERRY_ROOT/build-mpich" && ctest -j "$jobs" --output-on-failure --timeout 300)
 echo "ferry: all tests passed with Open MPI and with MPICH"

@@ -4,14 +4,43 @@
 //   MPI_Allreduce            Ferry's allreduce where it is faster, PMPI_Allreduce otherwise
 //   MPI_Alloc_mem/Free_mem   memory peers can map (FERRY_COLL_ALLOC_MEM), so that allreduce
 //                            on it needs no system call; other requests go to the library
-// Fortran bindings are not replaced (Open MPI's call PMPI_ directly).
-#include <mpi.h>
+// Fortran programs: MPICH's bindings call these entry points; Open MPI's call PMPI_
+// directly, so interpose_fortran.cpp replaces those bindings too.
+#include "coll/interpose.h"
 
 #include "coll/allreduce.h"
 #include "coll/settings.h"
 #include "coll/shared_heap.h"
 #include "ferry/ferry_coll.h"
 #include "platform/log.h"
+#include "platform/parse.h"
+
+namespace ferry::coll {
+
+int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
+  // Small requests stay with the library: each shared block costs a file descriptor, and a
+  // program may allocate many small ones (RMA windows, message buffers).
+  if (!ensureStarted() || !settings().allocMem || size < 0 || static_cast<uint64_t>(size) < kAllocMemMinSize)
+    return PMPI_Alloc_mem(size, info, baseptr);
+  auto p = SharedHeap::instance().allocate(static_cast<size_t>(size));
+  if (!p) {
+    log::warn(log::Coll, "MPI_Alloc_mem: %s; the MPI library serves this request instead (FERRY_COLL_ALLOC_MEM=0 "
+                         "makes it serve every request)",
+              p.status().message().c_str());
+    return PMPI_Alloc_mem(size, info, baseptr);
+  }
+  log::debug(log::Coll, "MPI_Alloc_mem of %s: a shared block that same-node peers can map (FERRY_COLL_ALLOC_MEM)",
+             parse::formatSize(static_cast<uint64_t>(size)).c_str());
+  *static_cast<void**>(baseptr) = *p;
+  return MPI_SUCCESS;
+}
+
+int freeMem(void* base) {
+  if (SharedHeap::instance().release(base)) return MPI_SUCCESS;
+  return PMPI_Free_mem(base);
+}
+
+}  // namespace ferry::coll
 
 using namespace ferry;
 
@@ -23,25 +52,9 @@ FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, 
 }
 
 FERRY_COLL_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
-  // Small requests stay with the library: each shared block costs a file descriptor, and a
-  // program may allocate many small ones (RMA windows, message buffers).
-  if (!coll::ensureStarted() || !coll::settings().allocMem || size < 0 ||
-      static_cast<uint64_t>(size) < coll::kAllocMemMinSize)
-    return PMPI_Alloc_mem(size, info, baseptr);
-  auto p = coll::SharedHeap::instance().allocate(static_cast<size_t>(size));
-  if (!p) {
-    log::warn(log::Coll, "MPI_Alloc_mem: %s; the MPI library serves this request instead (FERRY_COLL_ALLOC_MEM=0 "
-                         "makes it serve every request)",
-              p.status().message().c_str());
-    return PMPI_Alloc_mem(size, info, baseptr);
-  }
-  *static_cast<void**>(baseptr) = *p;
-  return MPI_SUCCESS;
+  return coll::allocMem(size, info, baseptr);
 }
 
-FERRY_COLL_API int MPI_Free_mem(void* base) {
-  if (coll::SharedHeap::instance().release(base)) return MPI_SUCCESS;
-  return PMPI_Free_mem(base);
-}
+FERRY_COLL_API int MPI_Free_mem(void* base) { return coll::freeMem(base); }
 
 }  // extern "C"
