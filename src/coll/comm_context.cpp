@@ -41,6 +41,23 @@ int contextKey() {
 // communicator agree on its number at set-up (agree()), so that one communicator has one
 // name in every rank's log.
 std::atomic<int64_t> gNextCommNumber{0};
+std::atomic<int64_t> gAnnouncedVersion{kCollProtocolVersion};
+
+// The first step of set-up, so that ranks of different builds meet in nothing else: one
+// allreduce of the version, whose form never changes (the lowest and the highest).
+Status agreeOnVersion(MPI_Comm comm, const std::string& label) {
+  int64_t version = gAnnouncedVersion.load();
+  int64_t mine[2] = {version, -version}, low[2] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 2, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(version)");
+      !st)
+    return st;
+  if (low[0] == -low[1]) return {};
+  return Status(Errc::InvalidArgument,
+                "the ranks of " + label + " run different builds of Ferry (collectives protocol versions " +
+                    std::to_string(low[0]) + " to " + std::to_string(-low[1]) + ", this rank " +
+                    std::to_string(version) +
+                    "); load the same libferry-pmpi or libferry-coll on every node (LD_PRELOAD, the library path)");
+}
 
 std::string commName(MPI_Comm comm) {
   char name[MPI_MAX_OBJECT_NAME] = {};
@@ -76,6 +93,10 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
   bool unnamed = ctx->label_.empty();
   if (unnamed) ctx->label_ = "an unnamed communicator";  // until the ranks agree on its number
   ctx->timeoutSeconds_ = s.timeoutSeconds;
+  if (Status st = agreeOnVersion(comm, ctx->label_); !st) {
+    ctx->disable(st.message());
+    return ctx;
+  }
   Status local;
   auto split = comm::splitNodes(comm, s.virtualNodes);
   if (split) {
@@ -91,10 +112,7 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
   }
   MPI_Comm_size(comm, &ctx->shape_.size);
   if (Status st = ctx->agree(comm, s, local, unnamed); !st) {
-    ctx->usable_ = false;
-    ctx->disabledReason_ = st.message();
-    log::warn(log::Coll, "%s: Ferry's allreduce is off for this communicator, the MPI library runs it: %s",
-              ctx->label_.c_str(), st.message().c_str());
+    ctx->disable(st.message());
     return ctx;
   }
   ctx->decideSpin(s);
@@ -246,12 +264,21 @@ bool CommContext::acceptsNextCall() {
   return usable_;
 }
 
+void CommContext::disable(const std::string& reason) {
+  usable_ = false;
+  disabledReason_ = reason;
+  log::warn(log::Coll, "%s: Ferry's allreduce is off for this communicator, the MPI library runs it: %s",
+            label_.c_str(), reason.c_str());
+}
+
 void CommContext::retire(const std::string& reason) {
   usable_ = false;
   disabledReason_ = reason;
   log::warn(log::Coll, "%s: Ferry's allreduce is off for this communicator from now on, the MPI library runs it: %s",
             label_.c_str(), reason.c_str());
 }
+
+void announceProtocolVersionForTesting(int64_t version) { gAnnouncedVersion = version; }
 
 // One allreduce tells every rank whether set-up worked everywhere, whether the settings
 // agree (ranks that decide differently would deadlock), and the communicator's shape.

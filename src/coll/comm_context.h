@@ -35,6 +35,14 @@ const char* intraPathName(IntraPath p);
 // Both run on SingleCopy: heap buffers are read in place.
 inline bool singleCopy(IntraPath p) { return p != IntraPath::Staged; }
 
+// The layout of what the ranks of a communicator share: the node area, the failure notices,
+// the p2p stage's tags and messages. Ranks that loaded different builds of Ferry must not
+// meet in a call (a wrong result or a hang): set-up compares it, and where it differs the
+// library runs every call on that communicator. Raise it with any change to that layout.
+constexpr int64_t kCollProtocolVersion = 1;
+// Tests: the version this process announces from now on (another build on one rank).
+void announceProtocolVersionForTesting(int64_t version);
+
 class CommContext {
  public:
   ~CommContext();
@@ -98,6 +106,8 @@ class CommContext {
   uint64_t callsBegun() const { return callSeq_; }
 
  private:
+  // Off from set-up on: the library runs every call; logs why once.
+  void disable(const std::string& reason);
   void retire(const std::string& reason);
   CommContext() = default;
   Status splitShares(MPI_Comm comm, const Settings& s);

@@ -1,7 +1,7 @@
 // What the user sees: FERRY_LOG=coll explains each choice; a rank that joins the call late
 // is waited for, as MPI requires, with one warning after the timeout that says who is
-// missing; ranks whose settings differ do not deadlock but fall back to the library, with
-// the reason; ranks of one node that pass different counts, types or ops get an error
+// missing; ranks whose settings or builds differ do not deadlock but fall back to the
+// library, with the reason; ranks of one node that pass different counts, types or ops get an error
 // that says so, instead of a wrong result or a read past a buffer.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -136,6 +136,30 @@ TEST(CollErrors, DifferentSettingsFallBackInsteadOfDeadlocking) {
   EXPECT_FALSE(existingContext(c)->usable());
   EXPECT_NE(existingContext(c)->disabledReason().find("settings differ between the ranks"), std::string::npos);
   EXPECT_NE(capture.text().find("give every rank the same values"), std::string::npos) << capture.text();
+  MPI_Comm_free(&c);
+}
+
+// A rank that loaded another build of Ferry (a stale install on one node): the first step
+// of set-up finds it, and every rank hands the communicator to the library, saying why.
+TEST(CollErrors, AnotherBuildOnOneRankFallsBackWithTheReason) {
+  LogCapture capture("warn");
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  if (rankOf(c) == 1) announceProtocolVersionForTesting(kCollProtocolVersion + 1);
+  std::vector<int> in(100000, 1), out(in.size());
+  StatsSnapshot before = statsNow();
+  int rc = allreduceWith(forcedSettings(), in.data(), out.data(), static_cast<int>(in.size()), MPI_INT, MPI_SUM, c);
+  announceProtocolVersionForTesting(kCollProtocolVersion);
+  ASSERT_EQ(rc, MPI_SUCCESS);
+  EXPECT_EQ(out, std::vector<int>(in.size(), ranksOf(c)));
+  EXPECT_EQ(statsNow().ferryCalls, before.ferryCalls);
+  ASSERT_NE(existingContext(c), nullptr);
+  EXPECT_FALSE(existingContext(c)->usable());
+  std::string want = "run different builds of Ferry (collectives protocol versions " +
+                     std::to_string(kCollProtocolVersion) + " to " + std::to_string(kCollProtocolVersion + 1);
+  EXPECT_NE(existingContext(c)->disabledReason().find(want), std::string::npos) << existingContext(c)->disabledReason();
+  EXPECT_NE(capture.text().find("load the same libferry-pmpi or libferry-coll on every node"), std::string::npos)
+      << capture.text();
   MPI_Comm_free(&c);
 }
 
