@@ -32,9 +32,9 @@ void allocMemFromFortran(const MPI_Aint* size, const MPI_Fint* info, void* basep
 
 }  // namespace
 
-#define FERRY_FORTRAN_ALLOC_MEM(name)                                                     \
+#define FERRY_FORTRAN_ALLOC_MEM(name)                                                                  \
   extern "C" FERRY_COLL_API void name(MPI_Aint* size, MPI_Fint* info, void* baseptr, MPI_Fint* ierr) { \
-    allocMemFromFortran(size, info, baseptr, ierr);                                      \
+    allocMemFromFortran(size, info, baseptr, ierr);                                                    \
   }
 
 #if defined(OPEN_MPI)
