@@ -2,11 +2,14 @@
 // linked before the MPI library, it replaces these MPI entry points and nothing else, so
 // every other call still goes straight to the MPI library:
 //   MPI_Allreduce            Ferry's allreduce where it is faster, PMPI_Allreduce otherwise
+//   MPI_Allreduce_c          the same for counts that fit an int (MPI-4 libraries only)
 //   MPI_Alloc_mem/Free_mem   memory peers can map (FERRY_COLL_ALLOC_MEM), so that allreduce
 //                            on it needs no system call; other requests go to the library
 // Fortran programs: MPICH's bindings call these entry points; Open MPI's call PMPI_
 // directly, so interpose_fortran.cpp replaces those bindings too.
 #include "coll/interpose.h"
+
+#include <climits>
 
 #include "coll/allreduce.h"
 #include "coll/settings.h"
@@ -50,6 +53,17 @@ FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, 
                                  MPI_Comm comm) {
   return coll::allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
+
+#if MPI_VERSION >= 4
+// MPI-4's large-count binding (MPICH 4; Open MPI 4.1 has none). A count that fits an int,
+// the usual case for programs that call the _c functions throughout, takes MPI_Allreduce's
+// path; a larger one goes to the library.
+FERRY_COLL_API int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm) {
+  if (count < 0 || count > INT_MAX) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+  return coll::allreduce(sendbuf, recvbuf, static_cast<int>(count), datatype, op, comm);
+}
+#endif
 
 FERRY_COLL_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   return coll::allocMem(size, info, baseptr);

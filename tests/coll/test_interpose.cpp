@@ -44,6 +44,23 @@ int rankOf(MPI_Comm c) {
   return n;
 }
 
+#if MPI_VERSION >= 4
+// MPI-4's large-count binding (MPICH 4): the same path for a count that fits an int. A
+// count past INT_MAX goes to the library; not run here, where each buffer would be 2 GiB
+// or more on every rank.
+TEST(CollInterpose, LargeCountBindingRunsFerry) {
+  const MPI_Count n = 300000;
+  std::vector<long> in(n), out(n), want(n);
+  for (MPI_Count i = 0; i < n; ++i) in[i] = i * 5L + rankOf(MPI_COMM_WORLD);
+  ferry_coll_stats before = stats();
+  ASSERT_EQ(MPI_Allreduce_c(in.data(), out.data(), n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  ferry_coll_stats after = stats();
+  PMPI_Allreduce_c(in.data(), want.data(), n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(out, want);
+  EXPECT_EQ(after.ferry_calls, before.ferry_calls + 1) << "FERRY_COLL=on in this test's environment";
+}
+#endif
+
 TEST(CollInterpose, MpiAllreduceRunsFerry) {
   const int n = 300000;
   std::vector<long> in(n), out(n), want(n);
