@@ -117,6 +117,7 @@ std::string unsupportedReason(const void* send, const void* recv, MPI_Datatype t
     return std::string(opName(*o)) + " on " + t->name + ", which the MPI standard does not define (the MPI library "
                                                          "reports the error)";
   if (!recv || !send) return "a NULL buffer (the MPI library reports the error)";
+  if (recv == MPI_IN_PLACE) return "MPI_IN_PLACE as the receive buffer (the MPI library reports the error)";
   if (send == recv) return "the same send and receive buffer without MPI_IN_PLACE (the MPI library reports the error)";
   typeInfo = *t;
   opKind = *o;

@@ -109,6 +109,36 @@ TEST(AllreduceFallback, CountZeroAndOneRankCommunicator) {
   EXPECT_EQ(got, in);
 }
 
+// Erroneous buffers: the library reports the error, of the class it gives without Ferry.
+// (A NULL receive buffer is left out: Open MPI 4.1 itself crashes on it.)
+TEST(AllreduceFallback, ErroneousBuffersAreTheLibrarysToReport) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  // Open MPI reports buffer errors on MPI_COMM_WORLD, whatever the communicator.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::vector<int> in(kLarge, 1), out(kLarge);
+  struct Case {
+    const char* what;
+    const void* send;
+    void* recv;
+  };
+  const Case cases[] = {{"MPI_IN_PLACE as the receive buffer", in.data(), MPI_IN_PLACE},
+                        {"the same send and receive buffer", out.data(), out.data()}};
+  for (const Case& k : cases) {
+    int got = MPI_SUCCESS;
+    expectLibrary([&] { got = allreduceWith(forcedSettings(), k.send, k.recv, kLarge, MPI_INT, MPI_SUM, c); }, k.what);
+    int want = PMPI_Allreduce(k.send, k.recv, kLarge, MPI_INT, MPI_SUM, c);
+    int gotClass = -1, wantClass = -2;
+    MPI_Error_class(got, &gotClass);
+    MPI_Error_class(want, &wantClass);
+    EXPECT_NE(want, MPI_SUCCESS) << k.what;
+    EXPECT_EQ(gotClass, wantClass) << k.what;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_free(&c);
+}
+
 TEST(AllreduceFallback, InterCommunicator) {
   int rank = rankOf(MPI_COMM_WORLD), ranks = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
