@@ -43,20 +43,26 @@ int contextKey() {
 std::atomic<int64_t> gNextCommNumber{0};
 std::atomic<int64_t> gAnnouncedVersion{kCollProtocolVersion};
 
-// The first step of set-up, so that ranks of different builds meet in nothing else: one
-// allreduce of the version, whose form never changes (the lowest and the highest).
-Status agreeOnVersion(MPI_Comm comm, const std::string& label) {
+// The first step of set-up: every later step depends on the build and on the settings
+// (which steps run, what they exchange), so ranks that differ in either meet in nothing
+// else. One allreduce of both, whose form never changes (each value's lowest and highest).
+Status agreeFirst(MPI_Comm comm, const Settings& s, const std::string& label) {
   int64_t version = gAnnouncedVersion.load();
-  int64_t mine[2] = {version, -version}, low[2] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 2, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(version)");
+  int64_t fp = static_cast<int64_t>(s.fingerprint() >> 2);
+  int64_t mine[4] = {version, -version, fp, -fp}, low[4] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 4, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)");
       !st)
     return st;
-  if (low[0] == -low[1]) return {};
-  return Status(Errc::InvalidArgument,
-                "the ranks of " + label + " run different builds of Ferry (collectives protocol versions " +
-                    std::to_string(low[0]) + " to " + std::to_string(-low[1]) + ", this rank " +
-                    std::to_string(version) +
-                    "); load the same libferry-pmpi or libferry-coll on every node (LD_PRELOAD, the library path)");
+  if (low[0] != -low[1])
+    return Status(Errc::InvalidArgument,
+                  "the ranks of " + label + " run different builds of Ferry (collectives protocol versions " +
+                      std::to_string(low[0]) + " to " + std::to_string(-low[1]) + ", this rank " +
+                      std::to_string(version) +
+                      "); load the same libferry-pmpi or libferry-coll on every node (LD_PRELOAD, the library path)");
+  if (low[2] != -low[3])
+    return Status(Errc::InvalidArgument, "the FERRY_COLL* or FERRY_VIRTUAL_NODES settings differ between the ranks of " +
+                                             label + "; give every rank the same values");
+  return {};
 }
 
 std::string commName(MPI_Comm comm) {
@@ -93,7 +99,7 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
   bool unnamed = ctx->label_.empty();
   if (unnamed) ctx->label_ = "an unnamed communicator";  // until the ranks agree on its number
   ctx->timeoutSeconds_ = s.timeoutSeconds;
-  if (Status st = agreeOnVersion(comm, ctx->label_); !st) {
+  if (Status st = agreeFirst(comm, s, ctx->label_); !st) {
     ctx->disable(st.message());
     return ctx;
   }
@@ -111,7 +117,7 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
     local = split.takeStatus();
   }
   MPI_Comm_size(comm, &ctx->shape_.size);
-  if (Status st = ctx->agree(comm, s, local, unnamed); !st) {
+  if (Status st = ctx->agree(comm, local, unnamed); !st) {
     ctx->disable(st.message());
     return ctx;
   }
@@ -278,31 +284,27 @@ void CommContext::retire(const std::string& reason) {
             label_.c_str(), reason.c_str());
 }
 
+int64_t announcedProtocolVersion() { return gAnnouncedVersion.load(); }
 void announceProtocolVersionForTesting(int64_t version) { gAnnouncedVersion = version; }
 
-// One allreduce tells every rank whether set-up worked everywhere, whether the settings
-// agree (ranks that decide differently would deadlock), and the communicator's shape.
-Status CommContext::agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed) {
-  int64_t fp = static_cast<int64_t>(s.fingerprint() >> 2);
-  int64_t mine[6] = {local ? 1 : 0, fp, -fp, split_.localSize, -static_cast<int64_t>(split_.localSize),
-                     -gNextCommNumber.load()};
-  int64_t low[6] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 6, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
+// One allreduce tells every rank whether set-up worked everywhere, and the communicator's
+// shape. (Build and settings were agreed on first: agreeFirst().)
+Status CommContext::agree(MPI_Comm comm, Status local, bool unnamed) {
+  int64_t mine[4] = {local ? 1 : 0, split_.localSize, -static_cast<int64_t>(split_.localSize), -gNextCommNumber.load()};
+  int64_t low[4] = {};
+  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 4, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
     return st;
   // The highest next number of any rank: new to every rank of this communicator. Raised,
   // never lowered: another thread may set up another communicator meanwhile.
-  int64_t number = -low[5];
+  int64_t number = -low[3];
   int64_t seen = gNextCommNumber.load();
   while (seen <= number && !gNextCommNumber.compare_exchange_weak(seen, number + 1)) {
   }
   if (unnamed) label_ = "comm #" + std::to_string(number);
   if (!local) return local;
   if (low[0] == 0) return Status(Errc::Unavailable, "set-up failed on another rank of " + label_ + "; its log says why");
-  if (low[1] != -low[2])
-    return Status(Errc::InvalidArgument, "the FERRY_COLL* or FERRY_VIRTUAL_NODES settings differ between the ranks of " +
-                                             label_ + "; give every rank the same values");
-  shape_.minLocal = static_cast<int>(low[3]);
-  shape_.maxLocal = static_cast<int>(-low[4]);
+  shape_.minLocal = static_cast<int>(low[1]);
+  shape_.maxLocal = static_cast<int>(-low[2]);
   return {};
 }
 

@@ -40,7 +40,9 @@ inline bool singleCopy(IntraPath p) { return p != IntraPath::Staged; }
 // meet in a call (a wrong result or a hang): set-up compares it, and where it differs the
 // library runs every call on that communicator. Raise it with any change to that layout.
 constexpr int64_t kCollProtocolVersion = 1;
-// Tests: the version this process announces from now on (another build on one rank).
+// The version this process announces: kCollProtocolVersion, unless a test announces another
+// (another build on one rank).
+int64_t announcedProtocolVersion();
 void announceProtocolVersionForTesting(int64_t version);
 
 class CommContext {
@@ -117,7 +119,7 @@ class CommContext {
   Status chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerLent);
   // Collective: whether set-up worked everywhere, with the same settings; also numbers an
   // unnamed communicator the same on every rank.
-  Status agree(MPI_Comm comm, const Settings& s, Status local, bool unnamed);
+  Status agree(MPI_Comm comm, Status local, bool unnamed);
   // More ranks on this machine (physical node) than it has hardware threads.
   bool machineOversubscribed() const;
   void decideSpin(const Settings& s);
