@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "coll/comm_context.h"
+#include "coll/job_check.h"
 #include "coll/library_comms.h"
 #include "coll/library_ops.h"
 #include "coll/pipeline.h"
@@ -272,7 +273,7 @@ void armFastPath() {
 
 int allreduceWith(const Settings& s, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  if (tInside || !ensureStarted() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  if (tInside || !ensureStarted() || !jobAgreed() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
   if (smallForTheLibrary(s, count, type)) return library(send, recv, count, type, op, comm);
   // A lookup that never sets a context up, so that a call that would not reach set-up on
   // every rank (a derived datatype on one) cannot start one; set-up waits for decideAndRun.
@@ -291,7 +292,7 @@ int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op
   if (gFast.ready.load(std::memory_order_acquire) &&
       (fewElements(count) || smallForTheLibrary(gFast.crossover, count, type) || libraryComm(comm)))
     return library(send, recv, count, type, op, comm);
-  if (tInside || !ensureStarted() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  if (tInside || !ensureStarted() || !jobAgreed() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
   armFastPath();
   return allreduceWith(settings(), send, recv, count, type, op, comm);
 }

@@ -1,6 +1,8 @@
 // The PMPI interposer (libferry-pmpi.so): preloaded (`ferry run --pmpi`, LD_PRELOAD) or
 // linked before the MPI library, it replaces these MPI entry points and nothing else, so
 // every other call still goes straight to the MPI library:
+//   MPI_Init/Init_thread     the library's, then one check that every process runs the
+//                            same build and settings of Ferry (job_check.h)
 //   MPI_Allreduce            Ferry's allreduce where it is faster, PMPI_Allreduce otherwise
 //   MPI_Allreduce_c          the same for counts that fit an int (MPI-4 libraries only)
 //   MPI_Alloc_mem/Free_mem   memory peers can map (FERRY_COLL_ALLOC_MEM), so that allreduce
@@ -12,6 +14,7 @@
 #include <climits>
 
 #include "coll/allreduce.h"
+#include "coll/job_check.h"
 #include "coll/settings.h"
 #include "coll/shared_heap.h"
 #include "ferry/ferry_coll.h"
@@ -48,6 +51,20 @@ int freeMem(void* base) {
 using namespace ferry;
 
 extern "C" {
+
+// MPI_Init and MPI_Init_thread: the library's, then the job-wide check that every process
+// runs the same build and settings (job_check.h).
+FERRY_COLL_API int MPI_Init(int* argc, char*** argv) {
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) coll::agreeAcrossJob();
+  return rc;
+}
+
+FERRY_COLL_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) coll::agreeAcrossJob();
+  return rc;
+}
 
 FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm) {

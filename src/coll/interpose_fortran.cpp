@@ -3,14 +3,15 @@
 // do what the C ones do (interpose.h). Tests: coll.program.fortran_* (tests/coll), all three
 // bindings on both libraries.
 //
-// Open MPI: mpif.h, `use mpi` and `use mpi_f08` call PMPI_Allreduce, PMPI_Alloc_mem and
-// PMPI_Free_mem, so every binding is replaced:
-//   mpi_allreduce_, mpi_alloc_mem_, mpi_alloc_mem_cptr_, mpi_free_mem_ and their other
-//   manglings                                  mpif.h and `use mpi`
-//   ompi_allreduce_f, ompi_alloc_mem_f, ompi_alloc_mem_cptr_f, ompi_free_mem_f
-//                                              `use mpi_f08` (mpi_allreduce_f08_ etc. call them)
-// MPICH: its bindings call MPI_Allreduce, MPI_Alloc_mem and MPI_Free_mem, except MPI_Alloc_mem
-// of `use mpi_f08`, which calls PMPI_Alloc_mem: only mpi_alloc_mem_f08_ is replaced.
+// Open MPI: mpif.h, `use mpi` and `use mpi_f08` call PMPI_Init, PMPI_Init_thread,
+// PMPI_Allreduce, PMPI_Alloc_mem and PMPI_Free_mem, so every binding is replaced:
+//   mpi_init_, mpi_init_thread_, mpi_allreduce_, mpi_alloc_mem_, mpi_alloc_mem_cptr_,
+//   mpi_free_mem_ and their other manglings    mpif.h and `use mpi`
+//   ompi_init_f, ompi_init_thread_f, ompi_allreduce_f, ompi_alloc_mem_f,
+//   ompi_alloc_mem_cptr_f, ompi_free_mem_f     `use mpi_f08` (mpi_allreduce_f08_ etc. call them)
+// MPICH: its bindings call the C entry points, except MPI_Init, MPI_Init_thread and
+// MPI_Alloc_mem of `use mpi_f08`, which call PMPI_: mpi_init_f08_, mpi_init_thread_f08_ and
+// mpi_alloc_mem_f08_ are replaced.
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -18,6 +19,7 @@
 
 #include "coll/allreduce.h"
 #include "coll/interpose.h"
+#include "coll/job_check.h"
 #include "ferry/ferry_coll.h"
 
 namespace {
@@ -30,7 +32,31 @@ void allocMemFromFortran(const MPI_Aint* size, const MPI_Fint* info, void* basep
   if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
 }
 
+// MPI_Init from Fortran, as the bindings do it (no command line), then the job-wide check.
+void initFromFortran(MPI_Fint* ierr) {
+  int rc = PMPI_Init(nullptr, nullptr);
+  if (rc == MPI_SUCCESS) ferry::coll::agreeAcrossJob();
+  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+}
+
+void initThreadFromFortran(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  int given = MPI_THREAD_SINGLE;
+  int rc = PMPI_Init_thread(nullptr, nullptr, static_cast<int>(*required), &given);
+  if (rc == MPI_SUCCESS) {
+    *provided = static_cast<MPI_Fint>(given);
+    ferry::coll::agreeAcrossJob();
+  }
+  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+}
+
 }  // namespace
+
+#define FERRY_FORTRAN_INIT(name) \
+  extern "C" FERRY_COLL_API void name(MPI_Fint* ierr) { initFromFortran(ierr); }
+#define FERRY_FORTRAN_INIT_THREAD(name)                                                           \
+  extern "C" FERRY_COLL_API void name(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) { \
+    initThreadFromFortran(required, provided, ierr);                                            \
+  }
 
 #define FERRY_FORTRAN_ALLOC_MEM(name)                                                                  \
   extern "C" FERRY_COLL_API void name(MPI_Aint* size, MPI_Fint* info, void* baseptr, MPI_Fint* ierr) { \
@@ -96,6 +122,17 @@ extern "C" {
     allreduceFromFortran(sendbuf, recvbuf, count, datatype, op, comm, ierr);                                 \
   }
 
+FERRY_FORTRAN_INIT(mpi_init_)
+FERRY_FORTRAN_INIT(mpi_init)
+FERRY_FORTRAN_INIT(mpi_init__)
+FERRY_FORTRAN_INIT(MPI_INIT)
+FERRY_FORTRAN_INIT(ompi_init_f)
+FERRY_FORTRAN_INIT_THREAD(mpi_init_thread_)
+FERRY_FORTRAN_INIT_THREAD(mpi_init_thread)
+FERRY_FORTRAN_INIT_THREAD(mpi_init_thread__)
+FERRY_FORTRAN_INIT_THREAD(MPI_INIT_THREAD)
+FERRY_FORTRAN_INIT_THREAD(ompi_init_thread_f)
+
 FERRY_FORTRAN_ALLREDUCE(mpi_allreduce_)
 FERRY_FORTRAN_ALLREDUCE(mpi_allreduce)
 FERRY_FORTRAN_ALLREDUCE(mpi_allreduce__)
@@ -125,6 +162,10 @@ FERRY_FORTRAN_FREE_MEM(ompi_free_mem_f)
 }  // extern "C"
 
 #elif defined(MPICH)
+// MPICH's MPI_Init_f08 and MPI_Init_thread_f08 take the optional ierror by reference, the
+// thread levels as INTEGERs.
+FERRY_FORTRAN_INIT(mpi_init_f08_)
+FERRY_FORTRAN_INIT_THREAD(mpi_init_thread_f08_)
 // The arguments of MPICH's MPI_Alloc_mem_f08: INTEGER(KIND=MPI_ADDRESS_KIND) size,
 // TYPE(MPI_Info) info (one INTEGER), TYPE(C_PTR) baseptr, optional ierror; all by reference.
 FERRY_FORTRAN_ALLOC_MEM(mpi_alloc_mem_f08_)

@@ -1,0 +1,103 @@
+#include "coll/job_check.h"
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "coll/allreduce.h"
+#include "coll/comm_context.h"
+#include "coll/settings.h"
+#include "platform/log.h"
+
+extern char** environ;
+
+namespace ferry::coll {
+namespace {
+
+std::atomic<bool> gAgreed{true};
+
+// What must be equal on every process: the build, whether its settings are valid, and the
+// decision inputs among them (Settings::fingerprint()). Compared by lowest and highest.
+struct Identity {
+  int64_t version = 0;
+  int64_t valid = 0;
+  int64_t settings = 0;
+};
+
+Identity mine() {
+  Identity id;
+  id.version = announcedProtocolVersion();
+  id.valid = ensureStarted() ? 1 : 0;
+  id.settings = id.valid ? static_cast<int64_t>(settings().fingerprint() >> 2) : 0;
+  return id;
+}
+
+bool operator==(const Identity& a, const Identity& b) {
+  return a.version == b.version && a.valid == b.valid && a.settings == b.settings;
+}
+
+// The settings the check compares, as this process's environment sets them.
+std::string collSettingsText() {
+  std::string text;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "FERRY_COLL", 10) != 0 && std::strncmp(*e, "FERRY_VIRTUAL_NODES=", 20) != 0) continue;
+    text += (text.empty() ? "" : " ") + std::string(*e);
+  }
+  return text.empty() ? "no FERRY_COLL* or FERRY_VIRTUAL_NODES set" : text;
+}
+
+std::string whatDiffers(const Identity& me, const Identity& root) {
+  if (me.version != root.version)
+    return "this rank runs another build of Ferry (collectives protocol version " + std::to_string(me.version) +
+           ", rank 0's " + std::to_string(root.version) + "); load the same libferry-pmpi on every node";
+  if (me.valid != root.valid)
+    return me.valid ? "rank 0 has an invalid FERRY_* setting (its log says which)"
+                    : "this rank has an invalid FERRY_* setting (see the error above)";
+  return "this rank's FERRY_COLL* or FERRY_VIRTUAL_NODES settings differ from rank 0's (this rank has " +
+         collSettingsText() + "); give every rank the same values";
+}
+
+}  // namespace
+
+bool jobAgreed() { return gAgreed.load(std::memory_order_relaxed); }
+
+void agreeAcrossJob() {
+  Identity id = mine();
+  int64_t ends[6] = {id.version, -id.version, id.valid, -id.valid, id.settings, -id.settings}, low[6] = {};
+  if (PMPI_Allreduce(ends, low, 6, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  if (low[0] == -low[1] && low[2] == -low[3] && low[4] == -low[5]) return;
+  // They differ somewhere: every process turns the collectives off. Rank 0 says which ranks
+  // differ from it, and each of those says how.
+  gAgreed.store(false, std::memory_order_relaxed);
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  Identity root = id;
+  PMPI_Bcast(&root, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  int differs = id == root ? 0 : 1;
+  std::vector<int> all(rank == 0 ? static_cast<size_t>(size) : 0);
+  PMPI_Gather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const char* off = "Ferry's collectives are off for this job and the MPI library runs every allreduce";
+  if (rank == 0) {
+    constexpr int kNamed = 8;  // a long list helps no one: the first few, and how many more
+    std::string ranks;
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+      if (!all[static_cast<size_t>(r)]) continue;
+      if (++total <= kNamed) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    }
+    if (total > kNamed) ranks += " and " + std::to_string(total - kNamed) + " more";
+    log::error(log::Coll, "%s: %s %s from rank 0 in Ferry's build or FERRY_* settings, which must be the same on "
+                          "every rank (%s says how; rank 0 has %s)",
+               off, total == 1 ? "rank" : "ranks", (ranks + (total == 1 ? " differs" : " differ")).c_str(),
+               total == 1 ? "its log line" : "their log lines", collSettingsText().c_str());
+  } else if (differs) {
+    log::error(log::Coll, "%s: %s", off, whatDiffers(id, root).c_str());
+  }
+}
+
+}  // namespace ferry::coll

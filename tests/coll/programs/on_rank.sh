@@ -1,0 +1,10 @@
+#!/bin/sh
+# on_rank.sh RANK NAME=VALUE PROGRAM [ARGS...]: runs PROGRAM with NAME=VALUE set on rank
+# RANK only (the launcher's rank variable: Open MPI's or MPICH's), as a setting made on one
+# node would be. The coll tests use it to give one rank other settings.
+rank=$1 setting=$2
+shift 2
+if [ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}" = "$rank" ]; then
+  export "$setting"
+fi
+exec "$@"
