@@ -54,7 +54,7 @@ Status agreeFirst(MPI_Comm comm, const Settings& s, const std::string& label) {
       !st)
     return st;
   if (low[0] != -low[1])
-    return Status(Errc::InvalidArgument,
+    return Status(Errc::VersionMismatch,
                   "the ranks of " + label + " run different builds of Ferry (collectives protocol versions " +
                       std::to_string(low[0]) + " to " + std::to_string(-low[1]) + ", this rank " +
                       std::to_string(version) +

@@ -11,6 +11,7 @@
 // directly, so interpose_fortran.cpp replaces those bindings too.
 #include "coll/interpose.h"
 
+#include <atomic>
 #include <climits>
 
 #include "coll/allreduce.h"
@@ -30,9 +31,12 @@ int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
     return PMPI_Alloc_mem(size, info, baseptr);
   auto p = SharedHeap::instance().allocate(static_cast<size_t>(size));
   if (!p) {
-    log::warn(log::Coll, "MPI_Alloc_mem: %s; the MPI library serves this request instead (FERRY_COLL_ALLOC_MEM=0 "
-                         "makes it serve every request)",
-              p.status().message().c_str());
+    // Once: a program that allocates in a loop would repeat it for every block.
+    static std::atomic<bool> warned{false};
+    log::write(warned.exchange(true) ? log::Level::Debug : log::Level::Warn, log::Coll,
+               "MPI_Alloc_mem: %s; the MPI library serves this request instead, and further ones that Ferry cannot "
+               "(FERRY_COLL_ALLOC_MEM=0 makes it serve every request)",
+               p.status().message().c_str());
     return PMPI_Alloc_mem(size, info, baseptr);
   }
   log::debug(log::Coll, "MPI_Alloc_mem of %s: a shared block that same-node peers can map (FERRY_COLL_ALLOC_MEM)",

@@ -1,6 +1,11 @@
 #include "coll/shared_heap.h"
 
+#include <algorithm>
+
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <string>
 
 namespace ferry::coll {
 
@@ -9,7 +14,20 @@ SharedHeap& SharedHeap::instance() {
   return *heap;
 }
 
+size_t maxHeapBlocks() {
+  constexpr uint64_t kUnlimited = 4096;  // RLIM_INFINITY: still a bound, far above any use seen
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return kUnlimited;
+  return static_cast<size_t>(std::min<uint64_t>(lim.rlim_cur / kFdShareOfBlocks, kUnlimited));
+}
+
 Result<void*> SharedHeap::allocate(size_t bytes) {
+  size_t most = maxHeapBlocks();
+  if (blocks() >= most)
+    return Status(Errc::Unavailable,
+                  std::to_string(most) + " shared blocks are in use, the most this process keeps: each holds a file "
+                      "descriptor, and its limit (ulimit -n " + std::to_string(most * kFdShareOfBlocks) +
+                      ") is left mostly to the program; raise ulimit -n for more");
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t rounded = (bytes + page - 1) / page * page;
   if (rounded == 0) rounded = page;

@@ -24,6 +24,12 @@ struct HeapBlock {
   int fd = -1;        // the owner's descriptor of the segment, for /proc/<pid>/fd/<fd>
 };
 
+// Each block holds one descriptor for as long as it lives, and the descriptors are the
+// program's too: a process keeps at most its soft RLIMIT_NOFILE / kFdShareOfBlocks blocks
+// (128 under the common limit of 1024), and allocate() refuses more, saying so.
+constexpr uint64_t kFdShareOfBlocks = 8;
+size_t maxHeapBlocks();
+
 class SharedHeap {
  public:
   static SharedHeap& instance();

@@ -116,7 +116,8 @@ constexpr KnobSpec kKnobTable[] = {
      "auto (all, unless a machine has more ranks than hardware threads)"},
     {Knob::CollAllocMem, "FERRY_COLL_ALLOC_MEM", KnobType::Bool, "1", nullptr, 0, 0, "coll",
      "With the PMPI interposer, serve MPI_Alloc_mem requests of at least 64 KiB from memory that "
-     "same-node peers can map, so that allreduce on it needs neither system calls nor a second copy"},
+     "same-node peers can map, so that allreduce on it needs neither system calls nor a second copy. "
+     "Each such block holds a file descriptor: beyond ulimit -n / 8 blocks the library serves the requests"},
     {Knob::CollRegCache, "FERRY_COLL_REG_CACHE", KnobType::Size, "4G", nullptr, 0, kNoLimit, "coll",
      "Most bytes of peers' memory each rank keeps mapped for the allreduce (registration cache); "
      "the least recently used mappings are dropped beyond it"},
