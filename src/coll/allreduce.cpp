@@ -44,7 +44,13 @@ std::string commLabelFor(MPI_Comm comm, const CommContext* ctx) {
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
   MPI_Comm_get_name(comm, name, &len);
-  return len > 0 ? std::string(name, static_cast<size_t>(len)) : "communicator " + hex(commKey(comm));
+  if (len > 0) return std::string(name, static_cast<size_t>(len));
+  // Not set up, so without the number its ranks agree on then: its size is the same on every
+  // rank, the handle tells it apart in this rank's log.
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  return "an unnamed communicator of " + std::to_string(size) + (size == 1 ? " rank" : " ranks") +
+         " (not set up; handle " + hex(commKey(comm)) + " on this rank)";
 }
 
 // At info level each kind of decision is explained once per communicator; at debug level,
