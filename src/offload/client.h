@@ -132,6 +132,7 @@ class Client {
   // A copy both of whose sides are rank 0's memory: a memcpy once the queue's earlier work,
   // whose kernels may write either side, has finished.
   Status copyInRank0(void* dst, const void* src, uint64_t n, AsyncQueue& q);
+  Status copyOverlapping(int id, const void* src, void* dst, uint64_t n, AsyncQueue& q);
   Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
   // The device whose memory holds [addr, addr+len) when that range is no memory of this
   // process (see submit), or -1. Device `near` (the operation's own) is asked first; a range
