@@ -1,11 +1,28 @@
 // ferry env: the settings that make a plain `mpirun`/`srun` use Ferry's plugin.
 #include <cstdio>
+#include <string>
 
 #include "platform/log.h"
 #include "tools/ferry/commands.h"
 #include "tools/ferry/launcher.h"
 
 namespace ferry::tools {
+namespace {
+
+// The value in single quotes, which both shells take literally, so that whatever the
+// existing LD_LIBRARY_PATH holds ($, `, ", spaces) is neither expanded nor run by the eval;
+// a ' ends the quote, is escaped and reopens it (csh: a ! too, which it expands even there).
+std::string quoted(const std::string& value, bool csh) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') out += "'\\''";
+    else if (c == '!' && csh) out += "'\\!'";
+    else out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
 
 Command addEnvCommand(CLI::App& app) {
   auto shell = std::make_shared<std::string>("sh");
@@ -18,8 +35,8 @@ Command addEnvCommand(CLI::App& app) {
       return 1;
     }
     std::string path = prependedLibraryPath(*dir);
-    if (*shell == "csh") std::printf("setenv LD_LIBRARY_PATH \"%s\";\n", path.c_str());
-    else std::printf("export LD_LIBRARY_PATH=\"%s\";\n", path.c_str());
+    bool csh = *shell == "csh";
+    std::printf(csh ? "setenv LD_LIBRARY_PATH %s;\n" : "export LD_LIBRARY_PATH=%s;\n", quoted(path, csh).c_str());
     return 0;
   };
 }
