@@ -17,7 +17,8 @@ Command addRunCommand(CLI::App& app) {
   auto pmpi = std::make_shared<bool>(false);
   app.add_option("-n,--np", spec->ranks,
                  "number of ranks (offload: rank 0 runs main, the others serve devices; --pmpi: every rank runs it)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   // One value per occurrence: otherwise the option would swallow the program and its arguments.
   app.add_option("--launcher-arg", spec->launcherArgs, "extra argument for the MPI launcher (repeatable; one per use)")
       ->allow_extra_args(false);
@@ -27,11 +28,20 @@ Command addRunCommand(CLI::App& app) {
                "programs; every other MPI call still goes to the MPI library");
   // Everything from the program on belongs to the program.
   app.prefix_command();
-  app.footer("Usage: ferry run [-n N] [--pmpi] [--launcher-arg ARG]... PROGRAM [ARGS...]");
+  app.footer("Usage: ferry run [-n N] [--pmpi] [--launcher-arg ARG]... [--] PROGRAM [ARGS...]");
   return [spec, dryRun, pmpi, &app] {
     spec->program = app.remaining();
     if (spec->program.empty()) {
       std::fprintf(stderr, "ferry run: no program given (ferry run -n 3 ./app)\n");
+      return 2;
+    }
+    // An option ferry run does not know ends up here, before the program: say so rather
+    // than hand it to the launcher.
+    if (spec->program.front().starts_with("-")) {
+      std::fprintf(stderr,
+                   "ferry run: unknown option %s; ferry run's options go before the program (ferry run --help), "
+                   "and --launcher-arg ARG passes one to the MPI launcher\n",
+                   spec->program.front().c_str());
       return 2;
     }
     // With offloading disabled libomptarget never loads the plugin, so every rank would run

@@ -1,13 +1,37 @@
 // ferry: the command-line entry point (run, env, info, doctor, bench).
 #include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "platform/init.h"
 #include "platform/log.h"
 #include "tools/ferry/commands.h"
 
+namespace {
+
+// `ferry run [options] -- PROGRAM ...`: the separator is dropped, so that the program is the
+// first argument that is neither an option nor an option's value, which is where ferry
+// run's parsing stops. A `--` after the program is the program's.
+std::vector<char*> withoutRunSeparator(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  if (args.size() < 2 || std::strcmp(args[1], "run") != 0) return args;
+  for (size_t i = 2; i < args.size(); ++i) {
+    std::string_view a = args[i];
+    if (a == "--") {
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+    if (a == "-n" || a == "--np" || a == "--launcher-arg") ++i;  // its value follows
+    else if (!a.starts_with("-")) break;                           // the program
+  }
+  return args;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"Ferry: every node and accelerator of a cluster through OpenMP offload, OpenSHMEM and MPI "
-               "collectives"};
+  CLI::App app{"Ferry: every node and accelerator of a cluster through OpenMP offload and MPI collectives"};
   app.set_version_flag("--version", "ferry " FERRY_VERSION " (MPI: " FERRY_MPI_FLAVOR ")");
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, ferry::tools::Command>> commands;
@@ -20,7 +44,15 @@ int main(int argc, char** argv) {
   add("info", "print the device table (--config: the FERRY_* settings)", ferry::tools::addInfoCommand);
   add("doctor", "report which data path each kind of transfer takes here, and why", ferry::tools::addDoctorCommand);
   add("bench", "measure: offload latency and bandwidth against MPI, proxy-app scaling", ferry::tools::addBenchCommand);
-  CLI11_PARSE(app, argc, argv);
+  bool known = false;
+  for (auto& [sub, run] : commands) known = known || (argc > 1 && sub->get_name() == argv[1]);
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::fprintf(stderr, "ferry: unknown command '%s' (commands: run, env, info, doctor, bench; ferry --help)\n",
+                 argv[1]);
+    return 2;
+  }
+  std::vector<char*> args = withoutRunSeparator(argc, argv);
+  CLI11_PARSE(app, static_cast<int>(args.size()), args.data());
 
   // Settings errors are reported by each command in its own words (info --config lists
   // them all), so a bad FERRY_* value does not stop the CLI from starting.
