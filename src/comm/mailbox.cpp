@@ -7,6 +7,16 @@ namespace ferry::comm {
 
 Status Outbox::send(int peer, int tag, std::vector<uint8_t> bytes) {
   std::lock_guard lock(mutex_);
+  return sendLocked(peer, tag, std::move(bytes));
+}
+
+Status Outbox::sendPair(int peerA, std::vector<uint8_t> bytesA, int peerB, std::vector<uint8_t> bytesB, int tag) {
+  std::lock_guard lock(mutex_);
+  if (Status st = sendLocked(peerA, tag, std::move(bytesA)); !st) return st;
+  return sendLocked(peerB, tag, std::move(bytesB));
+}
+
+Status Outbox::sendLocked(int peer, int tag, std::vector<uint8_t> bytes) {
   Entry e{MPI_REQUEST_NULL, peer, std::move(bytes)};
   int rc = MPI_Isend(e.bytes.data(), static_cast<int>(e.bytes.size()), MPI_BYTE, peer, tag, comm_, &e.req);
   if (Status st = mpiStatus(rc, "MPI_Isend(control)", peer); !st) return st;

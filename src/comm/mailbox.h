@@ -22,6 +22,9 @@ class Outbox {
   explicit Outbox(MPI_Comm comm) : comm_(comm) {}
   // Starts an MPI_Isend of `bytes` to `peer`; the buffer lives until the send completes.
   Status send(int peer, int tag, std::vector<uint8_t> bytes);
+  // Two sends that no other send of this outbox comes between, from any thread: every peer
+  // then sees each pair at the same place relative to everything else it receives.
+  Status sendPair(int peerA, std::vector<uint8_t> bytesA, int peerB, std::vector<uint8_t> bytesB, int tag);
   // Frees the buffers of completed sends. Cheap; call it from progress loops.
   Status reap();
   size_t pending();
@@ -32,6 +35,8 @@ class Outbox {
     int peer;
     std::vector<uint8_t> bytes;
   };
+  Status sendLocked(int peer, int tag, std::vector<uint8_t> bytes);  // mutex_ held
+
   MPI_Comm comm_;
   std::mutex mutex_;
   std::vector<Entry> entries_;

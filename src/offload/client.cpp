@@ -56,6 +56,21 @@ Status Client::send(int id, MsgType type, const comm::Body& body, const void* in
   return outbox_.send(devices_[id]->entry.rank, comm::kControlTag, encodeFor(id, type, body, inlineBytes, inlineLen));
 }
 
+// The two halves of a device-to-device copy, with no other control message between them in
+// the order every serving rank receives: otherwise a kernel of another host thread could
+// land between them on both devices, each stream's receive would then wait behind a kernel
+// for the other stream's send, which waits behind that stream's kernel, and so round. With
+// the halves adjacent, the earliest unfinished operation of all can always run.
+Status Client::sendPair(int idA, MsgType typeA, const comm::Body& bodyA, int idB, MsgType typeB,
+                        const comm::Body& bodyB) {
+  if (shutDown_)
+    return Status(Errc::Unavailable, std::string(comm::msgTypeName(typeA)) +
+                                         " after Ferry shut down at exit was skipped (MPI has ended)");
+  counters_.controlMessages.fetch_add(2, std::memory_order_relaxed);
+  return outbox_.sendPair(devices_[idA]->entry.rank, encodeFor(idA, typeA, bodyA, nullptr, 0),
+                          devices_[idB]->entry.rank, encodeFor(idB, typeB, bodyB, nullptr, 0), comm::kControlTag);
+}
+
 Status Client::queueSend(AsyncQueue& q, int id, MsgType type, const comm::Body& body, const void* inlineBytes,
                          size_t inlineLen) {
   if (shutDown_)

@@ -115,6 +115,8 @@ class Client {
               size_t inlineLen = 0);
   // Adds an op to the queue's batch; the batch goes out when the queue moves to another
   // device, fills up, or reaches a synchronisation point.
+  Status sendPair(int idA, comm::MsgType typeA, const comm::Body& bodyA, int idB, comm::MsgType typeB,
+                  const comm::Body& bodyB);
   Status queueSend(AsyncQueue& q, int id, comm::MsgType type, const comm::Body& body,
                    const void* inlineBytes = nullptr, size_t inlineLen = 0);
   Status flushBatch(AsyncQueue& q);

@@ -288,8 +288,7 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   toSrc.data.peer = d.rank;
   comm::ExchangeMsg toDst{reinterpret_cast<uint64_t>(dst), data};
   toDst.data.peer = s.rank;
-  if (Status st = send(dstId, MsgType::ExchangeRecv, toDst); !st) return st;
-  if (Status st = send(srcId, MsgType::ExchangeSend, toSrc); !st) return st;
+  if (Status st = sendPair(dstId, MsgType::ExchangeRecv, toDst, srcId, MsgType::ExchangeSend, toSrc); !st) return st;
   counters_.deviceToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
   if (log::enabled(log::Level::Trace, log::Offload))
     log::trace(log::Offload, "exchange %s from %s to %s over %s", parse::formatSize(n).c_str(), where(srcId).c_str(),
