@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "platform/log.h"
+#include "service/output_capture.h"
 
 namespace ferry::service {
 namespace {
@@ -33,6 +34,7 @@ void onFatal(int sig, siginfo_t* info, void*) {
                                            "given\")"
                                          : "");
   if (n > 0) (void)!write(STDERR_FILENO, line, std::min(static_cast<size_t>(n), sizeof line - 1));
+  salvageCapturedOutput();  // what the kernel printed before it crashed
   signal(sig, SIG_DFL);
   raise(sig);
 }

@@ -15,6 +15,12 @@
 
 namespace ferry::service {
 
+// From a fatal-signal handler (crash_report.cpp): writes what kernels printed and nobody has
+// taken yet, stdio's buffer included, straight to the original stdout, so that a crashing
+// kernel's last words reach the terminal. Only system calls, no locks; no-op without a
+// capture.
+void salvageCapturedOutput();
+
 class OutputCapture {
  public:
   // Redirects this process's stdout. Fails (and changes nothing) where memfd_create does.
@@ -31,6 +37,7 @@ class OutputCapture {
   void stop();
 
  private:
+  friend void salvageCapturedOutput();
   OutputCapture(int file, int saved) : file_(file), saved_(saved) {}
   int file_;   // the memory file, also at descriptor 1
   int saved_;  // the original stdout
