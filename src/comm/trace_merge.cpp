@@ -1,6 +1,8 @@
 #include "comm/trace_merge.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "comm/mpi_check.h"
@@ -81,7 +83,7 @@ Status gatherTrace(World& w, const std::string& path, const std::string& process
     return st;
   if (w.rank() != 0) return {};
   FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Status(Errc::InvalidArgument, "FERRY_TRACE: cannot write " + path);
+  if (!f) return Status(Errc::InvalidArgument, "cannot write " + path + ": " + std::strerror(errno));
   std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
   bool first = true;
   for (int r = 0; r < w.size(); ++r) {

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <thread>
 
@@ -38,6 +40,17 @@ struct Runtime {
   bool stopped = false;
   bool tracing = false;
 };
+
+// Whether rank 0 can write the timeline to `path` (created or replaced at the end).
+Status traceFileWritable(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  bool exists = access(path.c_str(), F_OK) == 0;
+  if (access(exists ? path.c_str() : dir.c_str(), W_OK) == 0) return {};
+  return Status(Errc::InvalidArgument, "FERRY_TRACE=" + path + ": rank 0 cannot write " +
+                                           (exists ? "that file" : "in " + dir) + " (" + std::strerror(errno) +
+                                           "); name a file in a directory rank 0 can write");
+}
 
 // Collective at the end of the job: rank 0 writes the merged timeline.
 void writeTrace(Runtime& rt, const std::string& processName) {
@@ -183,6 +196,9 @@ Client* startOffload() {
   MPI_Allreduce(&tracing, &anyTracing, 1, MPI_INT, MPI_MAX, w.comm());
   if (anyTracing) {
     trace::enable();
+    // Rank 0 writes the timeline when the job ends: a file it cannot write is an error now,
+    // not after the run.
+    agreeOrExit(w, w.rank() == 0 ? traceFileWritable(config().text(Knob::Trace)) : Status(), "checking FERRY_TRACE");
     agreeOrExit(w, comm::alignTraceClocks(w), "aligning trace clocks");
   }
   rt->tracing = anyTracing != 0;
