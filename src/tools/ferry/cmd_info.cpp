@@ -2,12 +2,14 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "comm/world.h"
 #include "offload/bootstrap.h"
 #include "platform/config.h"
 #include "platform/init.h"
+#include "platform/log.h"
 #include "platform/parse.h"
 #include "service/local_device.h"
 #include "tools/ferry/commands.h"
@@ -60,12 +62,17 @@ int printConfig(bool json, bool markdown) {
   } else {
     std::printf("%-24s %-9s %-8s %s\n", "SETTING", "TYPE", "DEFAULT", "VALUE IN EFFECT / HELP");
     for (const auto& k : knobTable()) {
-      std::string value = current.isSet(k.key) ? current.text(k.key) + " (from the environment)" : "(default)";
+      const char* raw = std::getenv(k.name);
+      std::string value = current.isSet(k.key) ? current.text(k.key) + " (from the environment)"
+                          : raw ? "'" + std::string(raw) + "' from the environment, NOT in effect (see the error below)"
+                                : "(default)";
       std::printf("%-24s %-9s %-8s %s\n", k.name, knobTypeName(k.type), k.defaultValue, value.c_str());
       std::printf("%-24s %s%s%s\n\n", "", k.help, k.choices ? "; one of " : "", k.choices ? k.choices : "");
     }
   }
-  for (const auto& w : current.warnings()) std::fprintf(stderr, "ferry info: warning: %s\n", w.c_str());
+  // Start-up logged them already where warnings are shown (initPlatform).
+  if (!log::enabled(log::Level::Warn, log::Config))
+    for (const auto& w : current.warnings()) std::fprintf(stderr, "ferry info: warning: %s\n", w.c_str());
   if (!st) {
     std::fprintf(stderr, "ferry info: %s\n", st.message().c_str());
     return 1;
