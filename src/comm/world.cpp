@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "comm/cma.h"
 #include "comm/mpi_check.h"
@@ -12,6 +13,21 @@
 
 namespace ferry::comm {
 namespace {
+
+// A machine with fewer ranks than FERRY_VIRTUAL_NODES becomes one virtual node per rank
+// (node_split.h); say so once, so that a layout is never other than the one asked for
+// without a word.
+void warnFewerVirtualNodes(const NodeSplit& split, int asked, int rank) {
+  if (asked <= 1 || rank != 0) return;
+  std::map<int, int> ranksOfMachine;
+  for (int p : split.physNodeOfRank) ++ranksOfMachine[p];
+  int fewest = asked;
+  for (const auto& [machine, ranks] : ranksOfMachine) fewest = std::min(fewest, ranks);
+  if (fewest < asked)
+    log::warn(log::Comm, "FERRY_VIRTUAL_NODES=%d, but a machine has only %d rank(s): it is split into one virtual node "
+                         "per rank (%d node(s) in all)",
+              asked, fewest, split.numNodes);
+}
 
 World* gWorld = nullptr;  // never destroyed: used during process teardown
 // A word every rank exposes so that same-node peers can test process_vm_readv on it.
@@ -63,9 +79,11 @@ Result<World*> World::create() {
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
   if (flag && ub) w->tagUb_ = *ub;
 
-  auto split = splitNodes(w->comm_, static_cast<int>(config().integer(Knob::VirtualNodes)));
+  int virtualNodes = static_cast<int>(config().integer(Knob::VirtualNodes));
+  auto split = splitNodes(w->comm_, virtualNodes);
   if (!split) return split.takeStatus();
   w->nodes_ = std::move(split.value());
+  warnFewerVirtualNodes(w->nodes_, virtualNodes, w->rank_);
   if (Status st = w->gatherPeers(); !st) return st;
   if (Status st = w->decideCma(); !st) return st;
   log::info(log::Comm, "world: %d ranks on %d node(s)%s; node %d; MPI thread level %d; same-node path %s%s%s",
