@@ -3,8 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "comm/cma.h"
 #include "comm/mpi_check.h"
@@ -13,6 +17,39 @@
 
 namespace ferry::comm {
 namespace {
+
+// MPI_Finalize waits for every rank, and a rank that is stopped (SIGSTOP, a debugger, a
+// hung node) neither finishes nor dies, so the launcher never ends the job. Past
+// FERRY_TIMEOUT this process says so and exits, which the launcher does act on.
+class FinalizeWatchdog {
+ public:
+  FinalizeWatchdog(double seconds, int rank)
+      : thread_([this, seconds, rank] {
+          std::unique_lock lock(mutex_);
+          if (done_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return finished_; })) return;
+          log::error(log::Comm,
+                     "MPI_Finalize on rank %d has not completed after %.0f s: another rank is stopped or cannot be "
+                     "reached; ending this process so that the launcher ends the job (FERRY_TIMEOUT sets the wait)",
+                     rank, seconds);
+          _exit(1);
+        }) {}
+  ~FinalizeWatchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+    }
+    done_.notify_one();
+    thread_.join();
+  }
+  FinalizeWatchdog(const FinalizeWatchdog&) = delete;
+  FinalizeWatchdog& operator=(const FinalizeWatchdog&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool finished_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
 
 // A machine with fewer ranks than FERRY_VIRTUAL_NODES becomes one virtual node per rank
 // (node_split.h); say so once, so that a layout is never other than the one asked for
@@ -158,8 +195,9 @@ Status World::finalize() {
   if (nodes_.nodeComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.nodeComm);
   if (nodes_.leaderComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.leaderComm);
   MPI_Comm_free(&comm_);
-  if (ownsMpi_) return mpiStatus(MPI_Finalize(), "MPI_Finalize");
-  return {};
+  if (!ownsMpi_) return {};
+  FinalizeWatchdog watchdog(config().seconds(Knob::Timeout), rank_);
+  return mpiStatus(MPI_Finalize(), "MPI_Finalize");
 }
 
 }  // namespace ferry::comm

@@ -75,6 +75,8 @@ struct AsyncQueue {
   // Liveness of the peer this queue waits on (kept across non-blocking queries).
   std::unique_ptr<comm::PeerWatch> watch;
   int watchedPeer = -1;
+  // The other ranks its operations wait for (the partner of a device-to-device copy), by rank.
+  std::map<int, std::unique_ptr<comm::PeerWatch>> partnerWatches;
   uint64_t firstQueryNs = 0;  // query_async: when polling this queue began
   std::optional<DeferredLaunch> deferred;
   // Encoded ops for one device, waiting to travel as a single message (Client::queueSend).

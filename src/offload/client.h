@@ -146,6 +146,7 @@ class Client {
   Status wait(AsyncQueue& q, const char* what);
   int frontDevice(const AsyncQueue& q) const;
   Status watchPeer(AsyncQueue& q, const char* what);
+  [[noreturn]] void endJobForLostPeer(int rank, const Status& st);
 
   comm::World& world_;
   DeviceTable table_;

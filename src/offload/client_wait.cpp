@@ -1,5 +1,8 @@
 // How rank 0 waits: progress every reply and transfer of a queue, request a Sync from each
 // device whose ops are not yet confirmed, and watch the liveness of the peer it waits on.
+#include <signal.h>
+
+#include <cstdlib>
 #include <cstring>
 
 #include "comm/mpi_check.h"
@@ -118,7 +121,23 @@ int Client::frontDevice(const AsyncQueue& q) const {
   return !q.replies.empty() ? q.replies.front()->device : q.sends.front()->device;
 }
 
-// Liveness of the peer a queue waits on. Called only once a wait has outlasted its spin
+// A rank that stopped answering cannot finish its part of anything: operations queued
+// behind its transfers on other ranks' devices would wait for ever, and so would
+// MPI_Finalize. Rank 0 says which rank it is and ends the job, as MPI ends one whose rank
+// died; libomptarget could not pass the error on from every call anyway (a copy's
+// completion is checked where its result is dropped).
+[[noreturn]] void Client::endJobForLostPeer(int rank, const Status& st) {
+  log::error(log::Offload, "%s; ending the job (MPI_Abort): the others cannot finish without that rank",
+             st.message().c_str());
+  // A stopped process ignores the SIGTERM a launcher ends a job with (MPICH's Hydra then
+  // waits for it for ever); one on this machine gets the signal it cannot ignore.
+  const comm::PeerInfo& lost = world_.peer(rank);
+  if (lost.physNode == world_.peer(world_.rank()).physNode) kill(lost.pid, SIGKILL);
+  MPI_Abort(world_.comm(), 1);
+  std::_Exit(1);  // MPI_Abort does not return; should it, this process still ends
+}
+
+// Liveness of the peers a queue waits on. Called only once a wait has outlasted its spin
 // phase: most waits end in microseconds and must not pay for it.
 Status Client::watchPeer(AsyncQueue& q, const char* what) {
   int device = frontDevice(q);
@@ -127,9 +146,20 @@ Status Client::watchPeer(AsyncQueue& q, const char* what) {
     q.watch = std::make_unique<comm::PeerWatch>(world_.comm(), peer, tags_);
     q.watchedPeer = peer;
   }
-  Status st = q.watch->poll(what);
-  if (!st) st.withContext(std::string(what) + " on " + where(device));
-  return st;
+  if (Status st = q.watch->poll(what); !st)
+    endJobForLostPeer(peer, st.withContext(std::string(what) + " on " + where(device)));
+  // The other ranks the queue waits for: after a device-to-device copy, the other device's
+  // rank may be the one that stopped answering, while the front device's rank, which waits
+  // for it, answers fine.
+  for (const auto& r : q.replies) {
+    int rank = devices_[r->device]->entry.rank;
+    if (rank == peer || rank == world_.rank()) continue;
+    auto& watch = q.partnerWatches[rank];
+    if (!watch) watch = std::make_unique<comm::PeerWatch>(world_.comm(), rank, tags_);
+    if (Status ps = watch->poll(what); !ps)
+      endJobForLostPeer(rank, ps.withContext(std::string(what) + " on " + where(r->device)));
+  }
+  return {};
 }
 
 Status Client::wait(AsyncQueue& q, const char* what) {
