@@ -72,11 +72,8 @@ struct AsyncQueue {
   std::vector<std::unique_ptr<PendingSend>> sends;
   std::map<int, DeviceSync> devices;
   Status error;  // first failure seen on this queue
-  // Liveness of the peer this queue waits on (kept across non-blocking queries).
-  std::unique_ptr<comm::PeerWatch> watch;
-  int watchedPeer = -1;
-  // The other ranks its operations wait for (the partner of a device-to-device copy), by rank.
-  std::map<int, std::unique_ptr<comm::PeerWatch>> partnerWatches;
+  // Liveness of the ranks this queue waits on, by rank (kept across non-blocking queries).
+  std::map<int, std::unique_ptr<comm::PeerWatch>> watches;
   uint64_t firstQueryNs = 0;  // query_async: when polling this queue began
   std::optional<DeferredLaunch> deferred;
   // Encoded ops for one device, waiting to travel as a single message (Client::queueSend).

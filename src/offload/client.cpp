@@ -48,10 +48,14 @@ std::vector<uint8_t> Client::encodeFor(int id, MsgType type, const comm::Body& b
   return comm::encode(type, static_cast<uint32_t>(devices_[id]->entry.localIndex), seq, body, inlineBytes, inlineLen);
 }
 
+Status Client::refusedAfterShutdown(MsgType type) const {
+  if (!shutDown_) return {};
+  return Status(Errc::Unavailable,
+                std::string(comm::msgTypeName(type)) + " after Ferry shut down at exit was skipped (MPI has ended)");
+}
+
 Status Client::send(int id, MsgType type, const comm::Body& body, const void* inlineBytes, size_t inlineLen) {
-  if (shutDown_)
-    return Status(Errc::Unavailable, std::string(comm::msgTypeName(type)) +
-                                         " after Ferry shut down at exit was skipped (MPI has ended)");
+  if (Status st = refusedAfterShutdown(type); !st) return st;
   counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
   return outbox_.send(devices_[id]->entry.rank, comm::kControlTag, encodeFor(id, type, body, inlineBytes, inlineLen));
 }
@@ -63,9 +67,7 @@ Status Client::send(int id, MsgType type, const comm::Body& body, const void* in
 // the halves adjacent, the earliest unfinished operation of all can always run.
 Status Client::sendPair(int idA, MsgType typeA, const comm::Body& bodyA, int idB, MsgType typeB,
                         const comm::Body& bodyB) {
-  if (shutDown_)
-    return Status(Errc::Unavailable, std::string(comm::msgTypeName(typeA)) +
-                                         " after Ferry shut down at exit was skipped (MPI has ended)");
+  if (Status st = refusedAfterShutdown(typeA); !st) return st;
   counters_.controlMessages.fetch_add(2, std::memory_order_relaxed);
   return outbox_.sendPair(devices_[idA]->entry.rank, encodeFor(idA, typeA, bodyA, nullptr, 0),
                           devices_[idB]->entry.rank, encodeFor(idB, typeB, bodyB, nullptr, 0), comm::kControlTag);
@@ -73,9 +75,7 @@ Status Client::sendPair(int idA, MsgType typeA, const comm::Body& bodyA, int idB
 
 Status Client::queueSend(AsyncQueue& q, int id, MsgType type, const comm::Body& body, const void* inlineBytes,
                          size_t inlineLen) {
-  if (shutDown_)
-    return Status(Errc::Unavailable, std::string(comm::msgTypeName(type)) +
-                                         " after Ferry shut down at exit was skipped (MPI has ended)");
+  if (Status st = refusedAfterShutdown(type); !st) return st;
   auto bytes = encodeFor(id, type, body, inlineBytes, inlineLen);
   // The batch, its header and the item lengths must fit one control message.
   constexpr size_t kRoom = comm::kMaxControlMessage - comm::kHeaderSize - sizeof(uint32_t);

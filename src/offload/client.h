@@ -113,10 +113,11 @@ class Client {
                                  size_t inlineLen);
   Status send(int id, comm::MsgType type, const comm::Body& body, const void* inlineBytes = nullptr,
               size_t inlineLen = 0);
-  // Adds an op to the queue's batch; the batch goes out when the queue moves to another
-  // device, fills up, or reaches a synchronisation point.
+  // Two messages with no other control message between them (client.cpp says why).
   Status sendPair(int idA, comm::MsgType typeA, const comm::Body& bodyA, int idB, comm::MsgType typeB,
                   const comm::Body& bodyB);
+  // Adds an op to the queue's batch; the batch goes out when the queue moves to another
+  // device, fills up, or reaches a synchronisation point.
   Status queueSend(AsyncQueue& q, int id, comm::MsgType type, const comm::Body& body,
                    const void* inlineBytes = nullptr, size_t inlineLen = 0);
   Status flushBatch(AsyncQueue& q);
@@ -145,8 +146,10 @@ class Client {
   Status requestSyncs(AsyncQueue& q);
   Status wait(AsyncQueue& q, const char* what);
   int frontDevice(const AsyncQueue& q) const;
-  Status watchPeer(AsyncQueue& q, const char* what);
+  void watchPeers(AsyncQueue& q, const char* what);
   [[noreturn]] void endJobForLostPeer(int rank, const Status& st);
+  // The error for a message that would go out after shutdown(), or OK.
+  Status refusedAfterShutdown(comm::MsgType type) const;
 
   comm::World& world_;
   DeviceTable table_;

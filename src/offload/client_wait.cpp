@@ -1,5 +1,5 @@
 // How rank 0 waits: progress every reply and transfer of a queue, request a Sync from each
-// device whose ops are not yet confirmed, and watch the liveness of the peer it waits on.
+// device whose ops are not yet confirmed, and watch the liveness of the peers it waits on.
 #include <signal.h>
 
 #include <cstdlib>
@@ -137,29 +137,21 @@ int Client::frontDevice(const AsyncQueue& q) const {
   std::_Exit(1);  // MPI_Abort does not return; should it, this process still ends
 }
 
-// Liveness of the peers a queue waits on. Called only once a wait has outlasted its spin
-// phase: most waits end in microseconds and must not pay for it.
-Status Client::watchPeer(AsyncQueue& q, const char* what) {
-  int device = frontDevice(q);
-  int peer = devices_[device]->entry.rank;
-  if (peer != q.watchedPeer) {
-    q.watch = std::make_unique<comm::PeerWatch>(world_.comm(), peer, tags_);
-    q.watchedPeer = peer;
-  }
-  if (Status st = q.watch->poll(what); !st)
-    endJobForLostPeer(peer, st.withContext(std::string(what) + " on " + where(device)));
-  // The other ranks the queue waits for: after a device-to-device copy, the other device's
-  // rank may be the one that stopped answering, while the front device's rank, which waits
-  // for it, answers fine.
-  for (const auto& r : q.replies) {
-    int rank = devices_[r->device]->entry.rank;
-    if (rank == peer || rank == world_.rank()) continue;
-    auto& watch = q.partnerWatches[rank];
-    if (!watch) watch = std::make_unique<comm::PeerWatch>(world_.comm(), rank, tags_);
-    if (Status ps = watch->poll(what); !ps)
-      endJobForLostPeer(rank, ps.withContext(std::string(what) + " on " + where(r->device)));
-  }
-  return {};
+// Liveness of the ranks a queue waits on: the front device's, and every rank a reply is due
+// from. After a device-to-device copy the other device's rank may be the one that stopped
+// answering, while the front device's rank, which waits for it, answers fine. Called only
+// once a wait has outlasted its spin phase: most waits end in microseconds and must not pay
+// for it. A rank that does not answer ends the job (endJobForLostPeer).
+void Client::watchPeers(AsyncQueue& q, const char* what) {
+  auto watch = [&](int device) {
+    int rank = devices_[device]->entry.rank;
+    auto& w = q.watches[rank];
+    if (!w) w = std::make_unique<comm::PeerWatch>(world_.comm(), rank, tags_);
+    if (Status st = w->poll(what); !st)
+      endJobForLostPeer(rank, st.withContext(std::string(what) + " on " + where(device)));
+  };
+  watch(frontDevice(q));
+  for (const auto& r : q.replies) watch(r->device);
 }
 
 Status Client::wait(AsyncQueue& q, const char* what) {
@@ -188,7 +180,9 @@ Status Client::wait(AsyncQueue& q, const char* what) {
     }
     noteWait(what, frontDevice(q));
     if (q.replies.size() + q.sends.size() < before) {
-      if (q.watch) q.watch->heardFrom();
+      // An answer came: the front device's rank, which it most likely came from, is alive.
+      auto it = q.watches.find(devices_[frontDevice(q)]->entry.rank);
+      if (it != q.watches.end()) it->second->heardFrom();
       backoff.reset();
       continue;
     }
@@ -196,10 +190,7 @@ Status Client::wait(AsyncQueue& q, const char* what) {
     if (pages || ownTransferInFlight(q)) backoff.idleWithoutSleep();
     else backoff.idle();
     if (!backoff.pastSpin()) continue;
-    if (Status st = watchPeer(q, what); !st) {
-      record(q, st);
-      break;
-    }
+    watchPeers(q, what);
   }
   clearWait();
   if (traceStart) trace::record("wait", std::string("wait: ") + what, traceStart, nowNs(), {{"device", traceDevice}});
@@ -235,8 +226,7 @@ Result<bool> Client::query(AsyncQueue& q) {
   // Non-blocking queries come back again and again; the watch starts after a millisecond.
   uint64_t now = nowNs();
   if (q.firstQueryNs == 0) q.firstQueryNs = now;
-  if (now - q.firstQueryNs > 1000000)
-    if (Status st = watchPeer(q, "a nowait target region"); !st) return st;
+  if (now - q.firstQueryNs > 1000000) watchPeers(q, "a nowait target region");
   return false;
 }
 
