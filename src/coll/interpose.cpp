@@ -24,6 +24,11 @@
 
 namespace ferry::coll {
 
+int afterInit(int rc) {
+  if (rc == MPI_SUCCESS) agreeAcrossJob();
+  return rc;
+}
+
 int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
   // Small requests stay with the library: each shared block costs a file descriptor, and a
   // program may allocate many small ones (RMA windows, message buffers).
@@ -56,18 +61,10 @@ using namespace ferry;
 
 extern "C" {
 
-// MPI_Init and MPI_Init_thread: the library's, then the job-wide check that every process
-// runs the same build and settings (job_check.h).
-FERRY_COLL_API int MPI_Init(int* argc, char*** argv) {
-  int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) coll::agreeAcrossJob();
-  return rc;
-}
+FERRY_COLL_API int MPI_Init(int* argc, char*** argv) { return coll::afterInit(PMPI_Init(argc, argv)); }
 
 FERRY_COLL_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) coll::agreeAcrossJob();
-  return rc;
+  return coll::afterInit(PMPI_Init_thread(argc, argv, required, provided));
 }
 
 FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -6,6 +6,10 @@
 
 namespace ferry::coll {
 
+// The result of the library's MPI_Init or MPI_Init_thread, after the job-wide check that
+// every process runs the same build and settings (job_check.h) where it succeeded.
+int afterInit(int rc);
+
 // MPI_Alloc_mem: a block of Ferry's shared heap for requests of kAllocMemMinSize or more
 // (FERRY_COLL_ALLOC_MEM), PMPI_Alloc_mem for the others and where the heap cannot serve.
 int allocMem(MPI_Aint size, MPI_Info info, void* baseptr);

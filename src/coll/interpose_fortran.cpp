@@ -19,34 +19,30 @@
 
 #include "coll/allreduce.h"
 #include "coll/interpose.h"
-#include "coll/job_check.h"
 #include "ferry/ferry_coll.h"
 
 namespace {
 
-// `baseptr` is an INTEGER(KIND=MPI_ADDRESS_KIND) or a TYPE(C_PTR): either way the address
-// is stored in it, as the C call does. `ierr` is absent from mpi_f08 calls that leave out
-// the optional ierror.
-void allocMemFromFortran(const MPI_Aint* size, const MPI_Fint* info, void* baseptr, MPI_Fint* ierr) {
-  int rc = ferry::coll::allocMem(*size, PMPI_Info_f2c(*info), baseptr);
+// Fortran gets the C call's return code in `ierr`, which mpi_f08 calls that leave out the
+// optional ierror pass as null.
+void returnCode(MPI_Fint* ierr, int rc) {
   if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+}
+
+// `baseptr` is an INTEGER(KIND=MPI_ADDRESS_KIND) or a TYPE(C_PTR): either way the address
+// is stored in it, as the C call does.
+void allocMemFromFortran(const MPI_Aint* size, const MPI_Fint* info, void* baseptr, MPI_Fint* ierr) {
+  returnCode(ierr, ferry::coll::allocMem(*size, PMPI_Info_f2c(*info), baseptr));
 }
 
 // MPI_Init from Fortran, as the bindings do it (no command line), then the job-wide check.
-void initFromFortran(MPI_Fint* ierr) {
-  int rc = PMPI_Init(nullptr, nullptr);
-  if (rc == MPI_SUCCESS) ferry::coll::agreeAcrossJob();
-  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
-}
+void initFromFortran(MPI_Fint* ierr) { returnCode(ierr, ferry::coll::afterInit(PMPI_Init(nullptr, nullptr))); }
 
 void initThreadFromFortran(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
   int given = MPI_THREAD_SINGLE;
-  int rc = PMPI_Init_thread(nullptr, nullptr, static_cast<int>(*required), &given);
-  if (rc == MPI_SUCCESS) {
-    *provided = static_cast<MPI_Fint>(given);
-    ferry::coll::agreeAcrossJob();
-  }
-  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+  int rc = ferry::coll::afterInit(PMPI_Init_thread(nullptr, nullptr, static_cast<int>(*required), &given));
+  if (rc == MPI_SUCCESS) *provided = static_cast<MPI_Fint>(given);
+  returnCode(ierr, rc);
 }
 
 }  // namespace
@@ -102,14 +98,12 @@ void* toC(void* buf) {
 // allreduce where it is faster, PMPI_Allreduce otherwise.
 void allreduceFromFortran(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                           const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierr) {
-  int rc = ferry::coll::allreduce(toC(sendbuf), toC(recvbuf), static_cast<int>(*count), PMPI_Type_f2c(*datatype),
-                                  PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
-  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+  returnCode(ierr, ferry::coll::allreduce(toC(sendbuf), toC(recvbuf), static_cast<int>(*count),
+                                          PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
 }
 
 void freeMemFromFortran(void* base, MPI_Fint* ierr) {
-  int rc = ferry::coll::freeMem(base);
-  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+  returnCode(ierr, ferry::coll::freeMem(base));
 }
 
 }  // namespace

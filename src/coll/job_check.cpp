@@ -4,16 +4,15 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coll/allreduce.h"
 #include "coll/comm_context.h"
 #include "coll/settings.h"
+#include "platform/config.h"
 #include "platform/log.h"
-
-extern char** environ;
 
 namespace ferry::coll {
 namespace {
@@ -40,12 +39,15 @@ bool operator==(const Identity& a, const Identity& b) {
   return a.version == b.version && a.valid == b.valid && a.settings == b.settings;
 }
 
-// The settings the check compares, as this process's environment sets them.
-std::string collSettingsText() {
+// The FERRY_COLL* and FERRY_VIRTUAL_NODES values this process sets, from the registry:
+// where the settings the check compares come from.
+std::string collSettingsText(const Identity& id) {
+  if (!id.valid) return "an invalid FERRY_* setting (its log says which)";
   std::string text;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "FERRY_COLL", 10) != 0 && std::strncmp(*e, "FERRY_VIRTUAL_NODES=", 20) != 0) continue;
-    text += (text.empty() ? "" : " ") + std::string(*e);
+  for (const KnobSpec& k : knobTable()) {
+    bool coll = std::string_view(k.name).starts_with("FERRY_COLL") || k.key == Knob::VirtualNodes;
+    if (coll && config().isSet(k.key))
+      text += (text.empty() ? "" : " ") + std::string(k.name) + "=" + config().text(k.key);
   }
   return text.empty() ? "no FERRY_COLL* or FERRY_VIRTUAL_NODES set" : text;
 }
@@ -58,7 +60,7 @@ std::string whatDiffers(const Identity& me, const Identity& root) {
     return me.valid ? "rank 0 has an invalid FERRY_* setting (its log says which)"
                     : "this rank has an invalid FERRY_* setting (see the error above)";
   return "this rank's FERRY_COLL* or FERRY_VIRTUAL_NODES settings differ from rank 0's (this rank has " +
-         collSettingsText() + "); give every rank the same values";
+         collSettingsText(me) + "); give every rank the same values";
 }
 
 }  // namespace
@@ -94,7 +96,7 @@ void agreeAcrossJob() {
     log::error(log::Coll, "%s: %s %s from rank 0 in Ferry's build or FERRY_* settings, which must be the same on "
                           "every rank (%s says how; rank 0 has %s)",
                off, total == 1 ? "rank" : "ranks", (ranks + (total == 1 ? " differs" : " differ")).c_str(),
-               total == 1 ? "its log line" : "their log lines", collSettingsText().c_str());
+               total == 1 ? "its log line" : "their log lines", collSettingsText(id).c_str());
   } else if (differs) {
     log::error(log::Coll, "%s: %s", off, whatDiffers(id, root).c_str());
   }

@@ -1,10 +1,9 @@
 #include "coll/shared_heap.h"
 
-#include <algorithm>
-
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 namespace ferry::coll {
