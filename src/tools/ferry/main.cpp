@@ -1,6 +1,5 @@
 // ferry: the command-line entry point (run, env, info, doctor, bench).
 #include <cstdio>
-#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -12,18 +11,20 @@ namespace {
 
 // `ferry run [options] -- PROGRAM ...`: the separator is dropped, so that the program is the
 // first argument that is neither an option nor an option's value, which is where ferry
-// run's parsing stops. A `--` after the program is the program's.
-std::vector<char*> withoutRunSeparator(int argc, char** argv) {
+// run's parsing stops. Which options take a value is asked of `run`'s own definitions. A
+// `--` after the program is the program's.
+std::vector<char*> withoutRunSeparator(int argc, char** argv, const CLI::App& run) {
   std::vector<char*> args(argv, argv + argc);
-  if (args.size() < 2 || std::strcmp(args[1], "run") != 0) return args;
+  if (args.size() < 2 || run.get_name() != args[1]) return args;
   for (size_t i = 2; i < args.size(); ++i) {
     std::string_view a = args[i];
     if (a == "--") {
       args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
       break;
     }
-    if (a == "-n" || a == "--np" || a == "--launcher-arg") ++i;  // its value follows
-    else if (!a.starts_with("-")) break;                           // the program
+    if (!a.starts_with("-")) break;  // the program
+    const CLI::Option* opt = run.get_option_no_throw(std::string(a));
+    if (opt && opt->get_items_expected_min() > 0) ++i;  // its value follows
   }
   return args;
 }
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
                  argv[1]);
     return 2;
   }
-  std::vector<char*> args = withoutRunSeparator(argc, argv);
+  std::vector<char*> args = withoutRunSeparator(argc, argv, *app.get_subcommand("run"));
   CLI11_PARSE(app, static_cast<int>(args.size()), args.data());
 
   // Settings errors are reported by each command in its own words (info --config lists
