@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Runs a command that must fail in a controlled way, and checks how it failed.
 
-expect_failure.py [--exit nonzero|zero] [--max-seconds S] [--pattern REGEX]... -- CMD...
+expect_failure.py [--exit nonzero|zero|N] [--max-seconds S] [--pattern REGEX]... -- CMD...
 
 Passes when the command ends within S seconds (else it is killed: a hang is a failure),
-with the expected kind of exit status, and its output (stdout and stderr together)
+with the expected kind of exit status (or exactly N), and its output (stdout and stderr together)
 matches every pattern."""
 import argparse
 import os
@@ -17,7 +17,7 @@ import time
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--exit", choices=["nonzero", "zero"], default="nonzero")
+    p.add_argument("--exit", default="nonzero", help="nonzero, zero, or the exact status")
     p.add_argument("--max-seconds", type=float, default=60.0)
     p.add_argument("--pattern", action="append", default=[])
     p.add_argument("--forbid", action="append", default=[], help="regex that must NOT appear")
@@ -42,6 +42,8 @@ def main() -> int:
         problems.append("exited 0, but this case must fail")
     elif a.exit == "zero" and proc.returncode != 0:
         problems.append(f"exited {proc.returncode}, expected 0")
+    elif a.exit.isdigit() and proc.returncode != int(a.exit):
+        problems.append(f"exited {proc.returncode}, expected {a.exit}")
     for pat in a.pattern:
         if not re.search(pat, text, re.MULTILINE):
             problems.append(f"output lacks /{pat}/")

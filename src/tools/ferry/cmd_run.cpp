@@ -8,8 +8,25 @@
 
 #include "tools/ferry/commands.h"
 #include "tools/ferry/launcher.h"
+#include "tools/ferry/program_check.h"
 
 namespace ferry::tools {
+namespace {
+
+// A program that never loads libomptarget has no target regions for Ferry to serve: every
+// rank would run its main. Said before the job starts, not noticed from N copies of output.
+void warnIfNoOffloadRuntime(const std::string& exe, int ranks) {
+  auto loads = loadsOffloadRuntime(exe);
+  if (!loads || *loads) return;
+  log::warn(log::Init,
+            "%s does not load LLVM's offload runtime (libomptarget), so Ferry has no target regions of it to "
+            "serve: each of the %d ranks runs it whole. An offload program needs clang-16 -fopenmp "
+            "-fopenmp-targets=x86_64-pc-linux-gnu; an MPI program runs as under mpiexec, and ferry run --pmpi "
+            "gives it Ferry's MPI_Allreduce",
+            exe.c_str(), ranks);
+}
+
+}  // namespace
 
 Command addRunCommand(CLI::App& app) {
   auto spec = std::make_shared<LaunchSpec>();
@@ -70,6 +87,15 @@ Command addRunCommand(CLI::App& app) {
       std::printf("\n");
       return 0;
     }
+    // Checked here, once, rather than by the launcher once per rank; the launcher's search
+    // (LD_LIBRARY_PATH included) is what launcherCommand has just set up.
+    int exitCode = 0;
+    auto exe = resolveProgram(spec->program.front(), exitCode);
+    if (!exe) {
+      std::fprintf(stderr, "ferry run: cannot start %s\n", exe.status().message().c_str());
+      return exitCode;
+    }
+    if (spec->offload && spec->ranks > 1) warnIfNoOffloadRuntime(*exe, spec->ranks);
     return runAndMirror(*argv);
   };
 }
