@@ -157,6 +157,16 @@ JobDevices discoverJobDevices(comm::World& w) {
   return job;
 }
 
+// Names the cause: too few ranks, or serving ranks set to expose nothing.
+std::string noDeviceMessage(int ranks) {
+  std::string why = ranks > 1 && config().isSet(Knob::DevicesPerRank) && config().integer(Knob::DevicesPerRank) == 0
+                        ? " rank(s), and FERRY_DEVICES_PER_RANK=0 leaves the serving ranks without CPU devices (and "
+                          "they found no GPU). Unset it or set it to 1 or more"
+                        : " rank(s) and rank 0 serves none. Start 2 or more ranks (`ferry run -n 3 ./app`)";
+  return "no device to offload to: the job has " + std::to_string(ranks) + why +
+         ", or set FERRY_RANK0_DEVICES=1 to use rank 0's own devices";
+}
+
 Client* startOffload() {
   if (gRuntime) return gRuntime->client;  // init_plugin may run twice on one object
   if (Status st = initPlatform(); !st) exitBeforeMpi(st);
@@ -176,15 +186,7 @@ Client* startOffload() {
   JobDevices job = discoverJobDevices(w);
   if (job.table.size() == 0) {
     // Every rank sees the same empty table; rank 0 alone says so.
-    // Name the cause: too few ranks, or serving ranks set to expose nothing.
-    std::string why = w.size() > 1 && config().isSet(Knob::DevicesPerRank) && config().integer(Knob::DevicesPerRank) == 0
-                          ? " rank(s), and FERRY_DEVICES_PER_RANK=0 leaves the serving ranks without CPU devices (and "
-                            "they found no GPU). Unset it or set it to 1 or more"
-                          : " rank(s) and rank 0 serves none. Start 2 or more ranks (`ferry run -n 3 ./app`)";
-    agreeOrExit(w, w.rank() != 0 ? Status() : Status(Errc::NotFound,
-                          "no device to offload to: the job has " + std::to_string(w.size()) + why +
-                              ", or set FERRY_RANK0_DEVICES=1 to use rank 0's own devices"),
-                "finding devices");
+    agreeOrExit(w, w.rank() != 0 ? Status() : Status(Errc::NotFound, noDeviceMessage(w.size())), "finding devices");
   }
   auto devices = std::move(job.local);
   service::setJobView(static_cast<int>(job.table.size()));

@@ -24,6 +24,9 @@ struct JobDevices {
 // builds the job's device table. On failure every rank that failed says why and the job
 // exits 1, so that no rank waits in a collective for one that gave up.
 JobDevices discoverJobDevices(comm::World& world);
+// Why a job of `ranks` ranks found no device, and which setting or launch changes that:
+// the message an offload program stops with and `ferry info` prints.
+std::string noDeviceMessage(int ranks);
 
 // Returns rank 0's client. Never returns on serving ranks. On a start-up failure every rank
 // says what failed and the job ends with status 1.

@@ -113,7 +113,10 @@ int printTable(const InfoOptions& opt) {
     }
     std::fflush(stdout);
   }
-  return w.finalize().isOk() ? 0 : 1;
+  // The job an offload program would stop in: say why, as the program would.
+  bool empty = job.table.size() == 0;
+  if (empty && w.rank() == 0) std::fprintf(stderr, "ferry info: %s\n", offload::noDeviceMessage(w.size()).c_str());
+  return w.finalize().isOk() && !empty ? 0 : 1;
 }
 
 }  // namespace
