@@ -76,7 +76,12 @@ Result<int> Client::remoteDeviceHolding(uint64_t addr, uint64_t len, int near, c
 
 Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
   RemoteDevice& d = *devices_[id];
-  if (size < 0) return Status(Errc::InvalidArgument, "negative allocation size " + std::to_string(size));
+  // omp_target_alloc takes a size_t, which libomptarget passes on as int64_t: a negative
+  // size here asked for 8 EiB or more, most often a negative count converted to size_t.
+  if (size < 0)
+    return Status(Errc::OutOfMemory, "allocation of " + std::to_string(static_cast<uint64_t>(size)) + " bytes on " +
+                                         where(id) + " cannot be met by any device (it is " + std::to_string(size) +
+                                         " as a signed number: a negative size converted to size_t?)");
   if (kind == abi::kAllocHost) {
     // Host memory for a remote device is ordinary memory of rank 0, page-aligned.
     void* p = nullptr;

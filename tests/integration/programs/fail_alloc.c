@@ -1,8 +1,10 @@
 /* Allocations too large for a remote device. Usage: fail_alloc api|map
- *   api: omp_target_alloc returns NULL with a clear message, and nothing is lost: the
- *        device keeps working (exit 0).
+ *   api: omp_target_alloc of 1 PiB and of SIZE_MAX return NULL with a clear message, and
+ *        nothing is lost: the device keeps working (exit 0).
  *   map: a map(to:) larger than the device (FERRY_DEVICE_MEMORY) ends the program with the
  *        message (exit non-zero). */
+#include <stdint.h>
+
 #include "check.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +12,9 @@ int main(int argc, char** argv) {
   if (!map) {
     void* p = omp_target_alloc((size_t)1 << 50, 0);
     CHECK(p == NULL, "a 1 PiB allocation succeeded");
+    /* A negative size converted to size_t, which libomptarget passes on as -1. */
+    void* huge = omp_target_alloc(SIZE_MAX, 0);
+    CHECK(huge == NULL, "a SIZE_MAX allocation succeeded");
     void* q = omp_target_alloc(4096, 0);
     CHECK(q != NULL, "a small allocation after the failed one");
     omp_target_free(q, 0);
