@@ -1,6 +1,7 @@
 #include "service/crash_report.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,7 +28,7 @@ void onFatal(int sig, siginfo_t* info, void*) {
   bool kernel = what && strncmp(what, "kernel ", 7) == 0;
   char at[64] = "";
   if (memory) std::snprintf(at, sizeof at, " at address %p", info->si_addr);
-  int n = std::snprintf(line, sizeof line, "%s%s (signal %d)%s %s%s%s\n", gPrefix, strsignal(sig), sig, at,
+  int n = std::snprintf(line, sizeof line, "%sserving rank crashed: %s (signal %d)%s %s%s%s\n", gPrefix, strsignal(sig), sig, at,
                         what ? "while running " : "while idle", what ? what : "",
                         memory && kernel ? "; a kernel faults so when it dereferences memory that no map clause "
                                            "gave the device (docs/user-guide.md, \"Host memory a kernel was never "
@@ -39,11 +40,29 @@ void onFatal(int sig, siginfo_t* info, void*) {
   raise(sig);
 }
 
+// exit() from a kernel ends this serving rank, which the launcher reports only as a rank
+// that ended early. Say which kernel did it, keep what it printed, and end with a failure
+// status even for exit(0): a serving rank never ends on its own, and one that does without
+// MPI_Finalize would leave MPICH's other ranks waiting. _exit, because the remaining exit
+// handlers and destructors would run under the server's other threads.
+void onExit(int status, void*) {
+  const char* what = gActivity.load();
+  if (!what) return;  // the serving rank's own end
+  char line[1400];
+  int n = std::snprintf(line, sizeof line,
+                        "%sserving rank ended: exit(%d) was called while running %s; only rank 0's main may end the "
+                        "program, so the job ends (status %d)\n",
+                        gPrefix, status, what, status ? status : 1);
+  if (n > 0) (void)!write(STDERR_FILENO, line, std::min(static_cast<size_t>(n), sizeof line - 1));
+  salvageCapturedOutput();
+  _exit(status ? status : 1);
+}
+
 }  // namespace
 
 void installCrashReport() {
-  std::snprintf(gPrefix, sizeof gPrefix, "%sserving rank crashed: ",
-                log::linePrefix(log::Level::Error, log::Service).c_str());
+  std::snprintf(gPrefix, sizeof gPrefix, "%s", log::linePrefix(log::Level::Error, log::Service).c_str());
+  on_exit(onExit, nullptr);
   struct sigaction sa {};
   sa.sa_sigaction = onFatal;
   sa.sa_flags = SA_SIGINFO;
