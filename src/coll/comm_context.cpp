@@ -65,6 +65,20 @@ Status agreeFirst(MPI_Comm comm, const Settings& s, const std::string& label) {
   return {};
 }
 
+// Local: MPI_COMM_WORLD's rank of every rank of `comm`.
+std::vector<int> worldRanksOf(MPI_Comm comm, int size) {
+  std::vector<int> ranks(static_cast<size_t>(size)), world(static_cast<size_t>(size), -1);
+  for (int r = 0; r < size; ++r) ranks[r] = r;
+  MPI_Group group, worldGroup;
+  if (MPI_Comm_group(comm, &group) != MPI_SUCCESS) return world;
+  if (MPI_Comm_group(MPI_COMM_WORLD, &worldGroup) == MPI_SUCCESS) {
+    MPI_Group_translate_ranks(group, size, ranks.data(), worldGroup, world.data());
+    MPI_Group_free(&worldGroup);
+  }
+  MPI_Group_free(&group);
+  return world;
+}
+
 std::string commName(MPI_Comm comm) {
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
@@ -117,6 +131,7 @@ std::unique_ptr<CommContext> CommContext::create(MPI_Comm comm, const Settings& 
     local = split.takeStatus();
   }
   MPI_Comm_size(comm, &ctx->shape_.size);
+  ctx->worldRanks_ = worldRanksOf(comm, ctx->shape_.size);
   if (Status st = ctx->agree(comm, local, unnamed); !st) {
     ctx->disable(st.message());
     return ctx;
@@ -325,6 +340,25 @@ int CommContext::rankOfLocal(int localRank) const {
   for (size_t r = 0; r < split_.nodeOfRank.size(); ++r)
     if (split_.nodeOfRank[r] == split_.node && localRank-- == 0) return static_cast<int>(r);
   return -1;
+}
+
+int CommContext::worldRank(int rank) const {
+  return rank >= 0 && static_cast<size_t>(rank) < worldRanks_.size() ? worldRanks_[rank] : -1;
+}
+
+std::string CommContext::rankName(int rank) const {
+  int world = worldRank(rank);
+  return "rank " + std::to_string(rank) + (world != rank ? " (world rank " + std::to_string(world) + ")" : "");
+}
+
+std::vector<int> CommContext::interPartners() const {
+  int index = shareLeaders() ? split_.localRank : 0;
+  std::vector<int> seen(static_cast<size_t>(split_.numNodes), 0), partners;
+  for (size_t r = 0; r < split_.nodeOfRank.size(); ++r) {
+    int node = split_.nodeOfRank[r];
+    if (node != split_.node && seen[node]++ == index) partners.push_back(static_cast<int>(r));
+  }
+  return partners;
 }
 
 std::string CommContext::describe() const {

@@ -79,6 +79,14 @@ class CommContext {
   bool isLeader() const { return split_.localRank == 0; }
   // The rank in the communicator of node-local rank `localRank` of this node.
   int rankOfLocal(int localRank) const;
+  // "rank 3", and its rank in MPI_COMM_WORLD where that differs ("rank 3 (world rank 5)"):
+  // for messages, which must name a rank as the user and the log prefixes know it.
+  std::string rankName(int rank) const;
+  // MPI_COMM_WORLD's rank of rank `rank` of the communicator (-1 if unknown).
+  int worldRank(int rank) const;
+  // The ranks on other nodes that this rank's inter-node stage exchanges with: the leaders,
+  // or, where every rank runs the stage on its share, the ranks of its node-local index.
+  std::vector<int> interPartners() const;
   // Every rank runs the inter-node stage on its share (FERRY_COLL_LEADERS, chooseLeaders()).
   bool shareLeaders() const { return shareComm_ != MPI_COMM_NULL; }
   int numNodes() const { return shape_.numNodes; }
@@ -127,6 +135,7 @@ class CommContext {
   bool usable_ = false;
   std::string disabledReason_;
   std::string label_;
+  std::vector<int> worldRanks_;  // of every rank of the communicator
   CommShape shape_;
   comm::NodeSplit split_;
   std::vector<pid_t> pids_;

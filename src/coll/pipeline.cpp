@@ -114,10 +114,11 @@ std::string describeCall(const CallSignature& s) {
 
 }  // namespace
 
-// "node-local rank 1 (rank 3 of comm #2)": how errors name a node peer.
+// "node-local rank 1 (rank 3 of comm #2; world rank 5)": how errors name a node peer.
 std::string Pipeline::peerName(int r) const {
-  return "node-local rank " + std::to_string(r) + " (rank " + std::to_string(ctx_.rankOfLocal(r)) + " of " +
-         ctx_.label() + ")";
+  int rank = ctx_.rankOfLocal(r), world = ctx_.worldRank(rank);
+  return "node-local rank " + std::to_string(r) + " (rank " + std::to_string(rank) + " of " + ctx_.label() +
+         (world != rank ? "; world rank " + std::to_string(world) : "") + ")";
 }
 
 // A rank that passed another count would have the others read past the end of its buffers,
@@ -185,21 +186,25 @@ Status Pipeline::runSteps(Waiter& waiter) {
 std::string Pipeline::waitingFor() const {
   // Each rank's progress in this call, as chunks staged/reduced/delivered.
   auto rel = [this](uint64_t v) { return v <= base_ ? std::string("0") : std::to_string(v - base_); };
+  // Ranks are named as in the communicator (and MPI_COMM_WORLD), which the user knows.
   std::string s = "in call " + std::to_string(seq_) + " on " + ctx_.label() + " (" + std::to_string(plan_.chunks()) +
-                  " chunks; this is node-local rank " + std::to_string(me_) + "); chunks staged/reduced/delivered by "
-                  "node-local rank:";
+                  " chunks); chunks staged/reduced/delivered by the ranks of this node:";
   for (int r = 0; r < k_; ++r) {
     const RankLine& l = area_.line(r);
+    s += " " + ctx_.rankName(ctx_.rankOfLocal(r)) + (r == me_ ? " (this rank)" : "") + ": ";
     if (l.posted.load() < seq_) {
-      s += " " + std::to_string(r) + ": not in this call yet;";
+      s += "not in this call yet;";
       continue;
     }
-    s += " " + std::to_string(r) + ": " + rel(l.stagedIn.load()) + "/" + rel(l.reduced.load()) + "/" +
-         rel(l.delivered.load()) + (l.finished.load() >= seq_ ? " (finished)" : "") + ";";
+    s += rel(l.stagedIn.load()) + "/" + rel(l.reduced.load()) + "/" + rel(l.delivered.load()) +
+         (l.finished.load() >= seq_ ? " (finished)" : "") + ";";
   }
-  if (ctx_.numNodes() > 1)
-    s += " inter-node stage finished " +
-         rel(ctx_.shareLeaders() ? area_.lowest(&RankLine::interDone) : area_.leader().interDone.load()) + " chunks";
+  if (ctx_.numNodes() == 1) return s;
+  // Which of the other nodes is late cannot be told from here: name who the stage waits on.
+  std::string partners;
+  for (int r : ctx_.interPartners()) partners += (partners.empty() ? "" : ", ") + ctx_.rankName(r);
+  s += " the inter-node stage, with " + partners + " on the other nodes, finished " +
+       rel(ctx_.shareLeaders() ? area_.lowest(&RankLine::interDone) : area_.leader().interDone.load()) + " chunks";
   return s;
 }
 

@@ -85,9 +85,14 @@ TEST(CollErrors, FerryLogCollExplainsEachChoice) {
 TEST(CollErrors, ALateRankIsWaitedForWithAWarning) {
   // MPI lets a rank reach a collective as late as it likes: the others wait, warn once after
   // the timeout (naming who is missing, in case the program is deadlocked), and succeed.
+  // The ranks of `c` run in the reverse order of MPI_COMM_WORLD's, so that the warning must
+  // name them as the user knows them, with their world rank, not by node-local numbers.
   LogCapture capture("warn");
+  int worldRank = 0, worldSize = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
   MPI_Comm c;
-  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, worldSize - 1 - worldRank, &c);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   Settings s = forcedSettings();
   s.timeoutSeconds = 0.5;
@@ -108,11 +113,22 @@ TEST(CollErrors, ALateRankIsWaitedForWithAWarning) {
   if (rankOf(c) == 0) {
     EXPECT_GE(waited, 1.0) << "rank 0 waited for the late ranks";
     std::string log = capture.text();
+    const CommContext& ctx = *existingContext(c);
+    EXPECT_NE(log.find("WARN coll: no progress for"), std::string::npos) << log;
+    EXPECT_NE(log.find("keeps waiting, as MPI requires"), std::string::npos) << log;
+    EXPECT_EQ(log.find("ERROR"), std::string::npos) << log;
     if (withPeer) {
-      EXPECT_NE(log.find("WARN coll: no progress for"), std::string::npos) << log;
-      EXPECT_NE(log.find("keeps waiting, as MPI requires"), std::string::npos) << log;
-      EXPECT_NE(log.find("1: not in this call yet"), std::string::npos) << "names the late node peer: " << log;
-      EXPECT_EQ(log.find("ERROR"), std::string::npos) << log;
+      int peer = ctx.rankOfLocal(1);
+      std::string late = "rank " + std::to_string(peer) + " (world rank " + std::to_string(worldSize - 1 - peer) +
+                         "): not in this call yet";
+      EXPECT_NE(log.find(late), std::string::npos) << "names the late node peer: " << log;
+    }
+    if (ctx.numNodes() > 1) {
+      // Who the inter-node stage waits on: ranks of the other nodes, by their ranks in c.
+      int partner = ctx.interPartners().at(0);
+      std::string stage = "the inter-node stage, with rank " + std::to_string(partner) + " (world rank " +
+                          std::to_string(worldSize - 1 - partner) + ")";
+      EXPECT_NE(log.find(stage), std::string::npos) << log;
     }
   }
   PMPI_Barrier(MPI_COMM_WORLD);
