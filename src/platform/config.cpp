@@ -119,9 +119,8 @@ Config Config::defaults() {
   return cfg;
 }
 
-Result<Config> Config::fromEntries(std::span<const std::string> env) {
+Config Config::parse(std::span<const std::string> env) {
   Config cfg = defaults();
-  std::string errors;
   for (const std::string& entry : env) {
     if (entry.rfind("FERRY_", 0) != 0) continue;
     size_t eq = entry.find('=');
@@ -138,23 +137,39 @@ Result<Config> Config::fromEntries(std::span<const std::string> env) {
       continue;
     }
     Value& v = cfg.values_[idx(spec->key)];
-    Status st = parseKnobValue(*spec, value, v);
-    if (!st) {
-      errors += (errors.empty() ? "" : "; ") + st.message();
-      continue;
+    Value parsed;
+    Status st = parseKnobValue(*spec, value, parsed);
+    if (st) {
+      v = std::move(parsed);
+      v.fromEnv = true;
     }
-    v.fromEnv = true;
+    v.raw = value;
+    v.error = st ? std::string() : st.message();
   }
-  if (!errors.empty()) return Status(Errc::InvalidArgument, errors);
   return cfg;
 }
 
-Result<Config> Config::fromEnvironment() {
+Status Config::status() const {
+  std::string errors;
+  for (const Value& v : values_)
+    if (!v.error.empty()) errors += (errors.empty() ? "" : "; ") + v.error;
+  return errors.empty() ? Status() : Status(Errc::InvalidArgument, errors);
+}
+
+Result<Config> Config::fromEntries(std::span<const std::string> env) {
+  Config cfg = parse(env);
+  if (Status st = cfg.status(); !st) return st;
+  return cfg;
+}
+
+std::vector<std::string> Config::environmentEntries() {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e)
     if (std::string_view(*e).rfind("FERRY_", 0) == 0) env.emplace_back(*e);
-  return fromEntries(env);
+  return env;
 }
+
+Result<Config> Config::fromEnvironment() { return fromEntries(environmentEntries()); }
 
 namespace {
 std::mutex gConfigMutex;
@@ -165,14 +180,11 @@ std::optional<Status> gConfigStatus;
 Status initGlobalConfig() {
   std::lock_guard lock(gConfigMutex);
   if (gConfigStatus) return *gConfigStatus;
-  auto cfg = Config::fromEnvironment();
-  if (cfg) {
-    gConfig = new Config(std::move(cfg.value()));
-    gConfigStatus = Status();
-  } else {
-    gConfig = new Config(Config::defaults());
-    gConfigStatus = cfg.takeStatus();
-  }
+  // An invalid value keeps its default and fails the status, which every entry point
+  // reports; the valid ones stay in effect, so that FERRY_LOG, say, shows that error as
+  // asked, and unknown names are still warned about.
+  gConfig = new Config(Config::parse(Config::environmentEntries()));
+  gConfigStatus = gConfig->status();
   return *gConfigStatus;
 }
 

@@ -78,12 +78,19 @@ class Config {
     double d = 0;
     std::string s;
     bool fromEnv = false;
+    std::string raw;    // the environment's text, valid or not
+    std::string error;  // why that text was rejected; the default is in effect then
   };
 
-  // Parses `env` entries ("NAME=VALUE"). Invalid values make the whole load fail with one
-  // message per bad variable; unknown FERRY_* names are returned as warnings.
+  // Parses `env` entries ("NAME=VALUE"). Never fails: a knob whose value is invalid keeps
+  // its default and records the text and the error (rawText(), error(), status()). Unknown
+  // FERRY_* names are returned as warnings.
+  static Config parse(std::span<const std::string> env);
+  // parse(), failing with one message per invalid variable where there is any.
   static Result<Config> fromEntries(std::span<const std::string> env);
   static Result<Config> fromEnvironment();
+  // The FERRY_* entries of this process's environment.
+  static std::vector<std::string> environmentEntries();
   static Config defaults();
 
   bool flag(Knob k) const { return values_[idx(k)].i != 0; }
@@ -96,6 +103,12 @@ class Config {
   // Whether the value came from the environment rather than the default.
   bool isSet(Knob k) const { return values_[idx(k)].fromEnv; }
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The text the environment gave, valid or not ("" where unset), and why it was rejected
+  // ("" where it was not).
+  const std::string& rawText(Knob k) const { return values_[idx(k)].raw; }
+  const std::string& error(Knob k) const { return values_[idx(k)].error; }
+  // Every invalid value's error, joined; OK where there is none.
+  Status status() const;
 
  private:
   static size_t idx(Knob k) { return static_cast<size_t>(k); }
@@ -110,6 +123,7 @@ Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value
 
 // Process-wide configuration. initGlobalConfig() parses the environment once and is
 // idempotent; each entry point (plugin, CLI, libraries) calls it and reports the error.
+// Invalid values keep their defaults in config(); the valid ones are in effect.
 Status initGlobalConfig();
 const Config& config();
 // For tests: replace the process-wide configuration.

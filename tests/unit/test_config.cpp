@@ -80,6 +80,26 @@ TEST(Config, ReportsEveryBadVariableAtOnce) {
   EXPECT_NE(cfg.status().message().find("FERRY_SHM"), std::string::npos);
 }
 
+// What `ferry info --config` and the process-wide configuration show: an invalid value keeps
+// its default and its text and error, while the valid ones and the warnings stay in effect.
+TEST(Config, ParseKeepsTheValidValuesAndEachInvalidOnesText) {
+  std::vector<std::string> env = {"FERRY_CHUNK_SIZE=2M", "FERRY_VIRTUAL_NODES=two", "FERRY_TIMOUT=5s"};
+  Config cfg = Config::parse(env);
+  EXPECT_FALSE(cfg.status().isOk());
+  EXPECT_NE(cfg.status().message().find("FERRY_VIRTUAL_NODES='two' is invalid"), std::string::npos)
+      << cfg.status().message();
+  EXPECT_EQ(cfg.size(Knob::ChunkSize), 2u << 20);
+  EXPECT_TRUE(cfg.isSet(Knob::ChunkSize));
+  EXPECT_TRUE(cfg.error(Knob::ChunkSize).empty());
+  EXPECT_EQ(cfg.rawText(Knob::ChunkSize), "2M");
+  EXPECT_FALSE(cfg.isSet(Knob::VirtualNodes));
+  EXPECT_EQ(cfg.integer(Knob::VirtualNodes), 1) << "the default stays in effect";
+  EXPECT_EQ(cfg.rawText(Knob::VirtualNodes), "two");
+  EXPECT_NE(cfg.error(Knob::VirtualNodes).find("expected an integer"), std::string::npos);
+  EXPECT_EQ(cfg.warnings().size(), 1u);
+  EXPECT_TRUE(Config::parse(std::vector<std::string>{"FERRY_CHUNK_SIZE=2M"}).status().isOk());
+}
+
 TEST(Config, WarnsAboutUnknownNamesWithASuggestion) {
   auto cfg = load({"FERRY_TIMOUT=5s", "FERRY_COMPLETELY_UNKNOWN=1"});
   ASSERT_TRUE(cfg.isOk());

@@ -45,7 +45,7 @@ void printConfigMarkdown() {
 // Every knob, its type and default, the value in effect and where it came from.
 int printConfig(bool json, bool markdown) {
   Status st = initGlobalConfig();
-  Config current = config();
+  const Config& current = config();
   if (markdown) {
     printConfigMarkdown();
   } else if (json) {
@@ -62,10 +62,10 @@ int printConfig(bool json, bool markdown) {
   } else {
     std::printf("%-24s %-9s %-8s %s\n", "SETTING", "TYPE", "DEFAULT", "VALUE IN EFFECT / HELP");
     for (const auto& k : knobTable()) {
-      const char* raw = std::getenv(k.name);
       std::string value = current.isSet(k.key) ? current.text(k.key) + " (from the environment)"
-                          : raw ? "'" + std::string(raw) + "' from the environment, NOT in effect (see the error below)"
-                                : "(default)";
+                          : !current.error(k.key).empty()
+                              ? "'" + current.rawText(k.key) + "' from the environment, NOT in effect (see the error below)"
+                              : "(default)";
       std::printf("%-24s %-9s %-8s %s\n", k.name, knobTypeName(k.type), k.defaultValue, value.c_str());
       std::printf("%-24s %s%s%s\n\n", "", k.help, k.choices ? "; one of " : "", k.choices ? k.choices : "");
     }
