@@ -169,8 +169,6 @@ std::vector<std::string> Config::environmentEntries() {
   return env;
 }
 
-Result<Config> Config::fromEnvironment() { return fromEntries(environmentEntries()); }
-
 namespace {
 std::mutex gConfigMutex;
 Config* gConfig = nullptr;  // never freed: plugins are called after static destructors ran

@@ -88,7 +88,6 @@ class Config {
   static Config parse(std::span<const std::string> env);
   // parse(), failing with one message per invalid variable where there is any.
   static Result<Config> fromEntries(std::span<const std::string> env);
-  static Result<Config> fromEnvironment();
   // The FERRY_* entries of this process's environment.
   static std::vector<std::string> environmentEntries();
   static Config defaults();

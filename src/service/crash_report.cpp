@@ -28,8 +28,8 @@ void onFatal(int sig, siginfo_t* info, void*) {
   bool kernel = what && strncmp(what, "kernel ", 7) == 0;
   char at[64] = "";
   if (memory) std::snprintf(at, sizeof at, " at address %p", info->si_addr);
-  int n = std::snprintf(line, sizeof line, "%sserving rank crashed: %s (signal %d)%s %s%s%s\n", gPrefix, strsignal(sig), sig, at,
-                        what ? "while running " : "while idle", what ? what : "",
+  int n = std::snprintf(line, sizeof line, "%sserving rank crashed: %s (signal %d)%s %s%s%s\n", gPrefix,
+                        strsignal(sig), sig, at, what ? "while running " : "while idle", what ? what : "",
                         memory && kernel ? "; a kernel faults so when it dereferences memory that no map clause "
                                            "gave the device (docs/user-guide.md, \"Host memory a kernel was never "
                                            "given\")"

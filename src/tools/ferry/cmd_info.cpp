@@ -62,10 +62,10 @@ int printConfig(bool json, bool markdown) {
   } else {
     std::printf("%-24s %-9s %-8s %s\n", "SETTING", "TYPE", "DEFAULT", "VALUE IN EFFECT / HELP");
     for (const auto& k : knobTable()) {
-      std::string value = current.isSet(k.key) ? current.text(k.key) + " (from the environment)"
-                          : !current.error(k.key).empty()
-                              ? "'" + current.rawText(k.key) + "' from the environment, NOT in effect (see the error below)"
-                              : "(default)";
+      std::string value = "(default)";
+      if (current.isSet(k.key)) value = current.text(k.key) + " (from the environment)";
+      if (!current.error(k.key).empty())
+        value = "'" + current.rawText(k.key) + "' from the environment, NOT in effect (see the error below)";
       std::printf("%-24s %-9s %-8s %s\n", k.name, knobTypeName(k.type), k.defaultValue, value.c_str());
       std::printf("%-24s %s%s%s\n\n", "", k.help, k.choices ? "; one of " : "", k.choices ? k.choices : "");
     }

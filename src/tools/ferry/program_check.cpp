@@ -97,7 +97,8 @@ Result<std::string> resolveProgram(const std::string& program, int& exitCode) {
   // As in a shell, a program of the current directory needs its path.
   int code = 0;
   bool here = whyNotExecutable("./" + program, code).empty();
-  return Status(Errc::NotFound, program + ": command not found in PATH" + (here ? " (it is in this directory: ./" + program + ")" : ""));
+  std::string hint = here ? " (it is in this directory: ./" + program + ")" : "";
+  return Status(Errc::NotFound, program + ": command not found in PATH" + hint);
 }
 
 Result<bool> loadsOffloadRuntime(const std::string& path) {
