@@ -70,6 +70,8 @@ Command addBenchCommand(CLI::App& app) {
   CLI::App* xs = app.add_subcommand(
       "xs", "strong and weak scaling of the XSBench-style proxy app over 1..N remote devices, checksum verified");
   addXsOptions(*xs, *xsOpt);
+  app.footer("The MPI_Allreduce benchmark against the MPI library is bench/coll/run_allreduce.sh "
+             "(docs/collectives.md, \"Performance\").");
   return [offload, xs, offloadOpt, xsOpt] {
     if (offload->parsed()) return bench::runOffloadBench(*offloadOpt, commandLine());
     if (xs->parsed()) return bench::runXsBench(*xsOpt, commandLine());

@@ -126,7 +126,8 @@ Command addInfoCommand(CLI::App& app) {
   app.add_flag("--config", opt->config, "print every FERRY_* setting: type, default, value in effect, help");
   app.add_flag("--json", opt->json, "machine-readable output");
   app.add_flag("--markdown", opt->markdown, "with --config: the settings as the Markdown table of docs/settings.md");
-  app.add_option("-n,--np", opt->ranks, "ranks to start when not already inside an MPI job")->check(CLI::PositiveNumber);
+  app.add_option("-n,--np", opt->ranks, "ranks to start when not already inside an MPI job")
+      ->check(CLI::Range(1, 1 << 20));
   return [opt] {
     if (opt->config) return printConfig(opt->json, opt->markdown);
     if (underMpiLauncher()) return printTable(*opt);

@@ -1,5 +1,6 @@
 // ferry: the command-line entry point (run, env, info, doctor, bench).
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -29,6 +30,22 @@ std::vector<char*> withoutRunSeparator(int argc, char** argv, const CLI::App& ru
   return args;
 }
 
+// The word at argv[pos] when it names no subcommand of `parent` (CLI11 would say only that
+// a subcommand is required): says so, with the names there are, and returns true.
+bool refusedUnknownSubcommand(const CLI::App& parent, const std::vector<char*>& args, size_t pos,
+                              const char* what) {
+  if (args.size() <= pos || args[pos][0] == '-') return false;
+  std::string names;
+  for (const CLI::App* sub : parent.get_subcommands({})) {
+    if (sub->get_name() == args[pos]) return false;
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  std::string cmd = parent.get_parent() ? "ferry " + parent.get_name() : "ferry";
+  std::fprintf(stderr, "%s: unknown %s '%s' (%ss: %s; %s --help)\n", cmd.c_str(), what, args[pos], what,
+               names.c_str(), cmd.c_str());
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,14 +62,10 @@ int main(int argc, char** argv) {
   add("info", "print the device table (--config: the FERRY_* settings)", ferry::tools::addInfoCommand);
   add("doctor", "report which data path each kind of transfer takes here, and why", ferry::tools::addDoctorCommand);
   add("bench", "measure: offload latency and bandwidth against MPI, proxy-app scaling", ferry::tools::addBenchCommand);
-  bool known = false;
-  for (auto& [sub, run] : commands) known = known || (argc > 1 && sub->get_name() == argv[1]);
-  if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::fprintf(stderr, "ferry: unknown command '%s' (commands: run, env, info, doctor, bench; ferry --help)\n",
-                 argv[1]);
-    return 2;
-  }
   std::vector<char*> args = withoutRunSeparator(argc, argv, *app.get_subcommand("run"));
+  if (refusedUnknownSubcommand(app, args, 1, "command")) return 2;
+  const CLI::App& bench = *app.get_subcommand("bench");
+  if (args.size() > 1 && bench.get_name() == args[1] && refusedUnknownSubcommand(bench, args, 2, "benchmark")) return 2;
   CLI11_PARSE(app, static_cast<int>(args.size()), args.data());
 
   // Settings errors are reported by each command in its own words (info --config lists
