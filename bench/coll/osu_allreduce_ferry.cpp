@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   CLI::App app{"OSU-style MPI_Allreduce latency: Ferry vs the MPI library, MPI_CHAR + MPI_SUM, same run"};
   app.add_option("-m,--min", opt.minSize, "smallest message (bytes; K/M suffixes)");
   app.add_option("-M,--max", opt.maxSize, "largest message");
-  app.add_option("-r,--reps", opt.reps, "repetitions; the median is reported")->check(CLI::PositiveNumber);
+  app.add_option("-r,--reps", opt.reps, "repetitions; the median is reported")->check(CLI::Range(1, 1000));
   app.add_option("-b,--budget", opt.budget, "seconds per measurement at most (iterations are cut to fit)");
   app.add_flag("-c,--validate", opt.validate, "check Ferry's results against the library's at every size");
   app.add_option("--buffers", opt.buffers, "malloc (single copy via process_vm_readv) or shared (ferry_coll_alloc: "

@@ -32,8 +32,8 @@ void addOffloadOptions(CLI::App& sub, bench::OffloadOptions& o) {
       ->check(CLI::Range(1, 64));
   sub.add_option("--sizes", o.sizes, "message sizes, e.g. 1,8K,1M (default: 1 B to 64 MiB in powers of two)");
   sub.add_option("--budget", o.budget, "seconds one measurement's timed loop may take (OSU counts are cut to it)")
-      ->check(CLI::PositiveNumber);
-  sub.add_option("--timeout", o.timeout, "seconds one run may take")->check(CLI::PositiveNumber);
+      ->check(positive());
+  sub.add_option("--timeout", o.timeout, "seconds one run may take")->check(positive());
   sub.add_option("-o,--out-dir", o.outDir, "where the CSV files, plots and run logs go");
   sub.add_option("--python", o.python, "Python with matplotlib, for the plots");
   sub.add_flag("!--no-plots", o.plots, "skip the plots");
@@ -51,7 +51,7 @@ void addXsOptions(CLI::App& sub, bench::XsOptions& o) {
   sub.add_option("--gridpoints", o.gridpoints, "energy points per nuclide")->check(CLI::Range(2, 1 << 24));
   sub.add_option("--trials", o.trials, "timed trials per point inside a run (their median is taken)")
       ->check(CLI::Range(1, 64));
-  sub.add_option("--timeout", o.timeout, "seconds one run may take")->check(CLI::PositiveNumber);
+  sub.add_option("--timeout", o.timeout, "seconds one run may take")->check(positive());
   sub.add_option("-o,--out-dir", o.outDir, "where the CSV file, plot and run logs go");
   sub.add_option("--python", o.python, "Python with matplotlib, for the plot");
   sub.add_flag("!--no-plots", o.plots, "skip the plot");

@@ -80,7 +80,7 @@ int jobReport() {
 
 Command addDoctorCommand(CLI::App& app) {
   auto ranks = std::make_shared<int>(2);
-  app.add_option("-n,--np", *ranks, "ranks to start when not already inside an MPI job")->check(CLI::PositiveNumber);
+  app.add_option("-n,--np", *ranks, "ranks to start when not already inside an MPI job")->check(rankCount());
   return [ranks] {
     if (underMpiLauncher()) return jobReport();
     LaunchSpec spec;

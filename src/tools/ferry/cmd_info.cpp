@@ -127,7 +127,7 @@ Command addInfoCommand(CLI::App& app) {
   app.add_flag("--json", opt->json, "machine-readable output");
   app.add_flag("--markdown", opt->markdown, "with --config: the settings as the Markdown table of docs/settings.md");
   app.add_option("-n,--np", opt->ranks, "ranks to start when not already inside an MPI job")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(rankCount());
   return [opt] {
     if (opt->config) return printConfig(opt->json, opt->markdown);
     if (underMpiLauncher()) return printTable(*opt);

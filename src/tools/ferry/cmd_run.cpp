@@ -34,7 +34,7 @@ Command addRunCommand(CLI::App& app) {
   auto pmpi = std::make_shared<bool>(false);
   app.add_option("-n,--np", spec->ranks,
                  "number of ranks (offload: rank 0 runs main, the others serve devices; --pmpi: every rank runs it)")
-      ->check(CLI::Range(1, 1 << 20))
+      ->check(rankCount())
       ->capture_default_str();
   // One value per occurrence: otherwise the option would swallow the program and its arguments.
   app.add_option("--launcher-arg", spec->launcherArgs, "extra argument for the MPI launcher (repeatable; one per use)")
