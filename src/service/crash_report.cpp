@@ -44,7 +44,9 @@ void onFatal(int sig, siginfo_t* info, void*) {
 // that ended early. Say which kernel did it, keep what it printed, and end with a failure
 // status even for exit(0): a serving rank never ends on its own, and one that does without
 // MPI_Finalize would leave MPICH's other ranks waiting. _exit, because the remaining exit
-// handlers and destructors would run under the server's other threads.
+// handlers and destructors would run under the server's other threads. Any thread's exit
+// counts: a kernel's parallel regions run on libomp's threads, and Ferry's own exits (at
+// start-up, after serving) never happen while a kernel runs.
 void onExit(int status, void*) {
   const char* what = gActivity.load();
   if (!what) return;  // the serving rank's own end
