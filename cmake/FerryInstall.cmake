@@ -33,9 +33,18 @@ set(FERRY_EXPORTED_TARGETS ferry_headers)
 if(TARGET ferry_coll)
   set_target_properties(ferry_coll ferry_pmpi PROPERTIES SKIP_BUILD_RPATH ON)
   install(TARGETS ferry_coll ferry_pmpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  list(APPEND FERRY_EXPORTED_TARGETS ferry_coll)
+  # MPI is added to both by FerryConfig.cmake, which finds the MPI Ferry was built against
+  # in the consumer's own languages.
+  list(APPEND FERRY_EXPORTED_TARGETS ferry_coll ferry_pmpi)
   set_target_properties(ferry_coll PROPERTIES EXPORT_NAME coll)
+  set_target_properties(ferry_pmpi PROPERTIES EXPORT_NAME pmpi)
   set(FERRY_PC_LIBS "-L\${libdir} -lferry-coll")
+  # pkg-config: ferry_coll.h includes mpi.h, so the MPI module is required, not private.
+  if(FERRY_MPI_FLAVOR STREQUAL "mpich")
+    set(FERRY_PC_REQUIRES "Requires: mpich")
+  else()
+    set(FERRY_PC_REQUIRES "Requires: ompi-c")
+  endif()
 endif()
 # ------------------------------------------------------------------------------------------
 
@@ -55,11 +64,14 @@ endif()
 
 install(TARGETS ${FERRY_EXPORTED_TARGETS} EXPORT FerryTargets)
 install(EXPORT FerryTargets NAMESPACE Ferry:: DESTINATION ${FERRY_INSTALL_CMAKEDIR})
+# The wrappers of the MPI Ferry was built with, which FerryConfig.cmake has a consumer use.
+string(REPLACE "mpicc" "mpicxx" FERRY_MPI_CXX_WRAPPER "${MPI_C_COMPILER}")
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/FerryConfig.cmake.in
   ${PROJECT_BINARY_DIR}/FerryConfig.cmake INSTALL_DESTINATION ${FERRY_INSTALL_CMAKEDIR}
   PATH_VARS FERRY_INSTALL_PLUGINDIR CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/FerryConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/FerryConfig.cmake ${PROJECT_BINARY_DIR}/FerryConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/FerryMpi.cmake
         DESTINATION ${FERRY_INSTALL_CMAKEDIR})
 
 # From <prefix>/<libdir>/pkgconfig back up to <prefix>.

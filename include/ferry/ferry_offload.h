@@ -59,21 +59,32 @@ typedef int (*ferry_offload_device_fn)(int device, ferry_offload_device* out, si
 
 typedef int (*ferry_offload_baseline_fn)(const ferry_offload_baseline* spec, size_t size, double* seconds);
 
+/* The plugin's entry point `name` into the function pointer at `fn` (NULL if absent).
+ * POSIX makes dlsym's object pointer a valid function pointer; copying its bits rather
+ * than casting keeps ISO C's -pedantic quiet in the programs that include this header. */
+static inline void ferry_offload_lookup_(const char* name, void* fn, size_t size) {
+  void* sym = dlsym(RTLD_DEFAULT, name);
+  memcpy(fn, &sym, size);
+}
+
 /* Seconds of rank_a's `iters` timed iterations. */
 static inline int ferry_offload_mpi_baseline(const ferry_offload_baseline* spec, double* seconds) {
-  ferry_offload_baseline_fn fn = (ferry_offload_baseline_fn)dlsym(RTLD_DEFAULT, "ferry_offload_mpi_baseline_v1");
+  ferry_offload_baseline_fn fn;
+  ferry_offload_lookup_("ferry_offload_mpi_baseline_v1", &fn, sizeof fn);
   if (!fn) return FERRY_OFFLOAD_UNAVAILABLE;
   return fn(spec, sizeof *spec, seconds);
 }
 
 static inline int ferry_offload_get_counters(ferry_offload_counters* out) {
-  ferry_offload_counters_fn fn = (ferry_offload_counters_fn)dlsym(RTLD_DEFAULT, "ferry_offload_counters_v1");
+  ferry_offload_counters_fn fn;
+  ferry_offload_lookup_("ferry_offload_counters_v1", &fn, sizeof fn);
   if (!fn) return FERRY_OFFLOAD_UNAVAILABLE;
   return fn(out, sizeof *out);
 }
 
 static inline int ferry_offload_get_device(int device, ferry_offload_device* out) {
-  ferry_offload_device_fn fn = (ferry_offload_device_fn)dlsym(RTLD_DEFAULT, "ferry_offload_device_v1");
+  ferry_offload_device_fn fn;
+  ferry_offload_lookup_("ferry_offload_device_v1", &fn, sizeof fn);
   if (!fn) return FERRY_OFFLOAD_UNAVAILABLE;
   return fn(device, out, sizeof *out);
 }

@@ -11,16 +11,44 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/ferry"
 test -e "$prefix/lib/ferry/offload/libomptarget.rtl.x86_64.so" || test -e "$(ls -d "$prefix"/lib*/*/ferry/offload 2>/dev/null | head -1)/libomptarget.rtl.x86_64.so"
 
-CMAKE_PREFIX_PATH=$prefix PKG_CONFIG_PATH=$(dirname "$(find "$prefix" -name ferry.pc)") \
-  cmake -S "$src/tests/install/consumer" -B "$work" -DMPIEXEC_EXECUTABLE="$mpiexec" -DMPI_C_COMPILER="$(basename "$mpiexec" | sed 's/mpiexec/mpicc/')" >/dev/null
+# The consumers name no MPI wrapper: the package brings the MPI Ferry was built with, also
+# where another MPI's wrapper comes first on PATH.
+pcdir=$(dirname "$(find "$prefix" -name ferry.pc)")
+CMAKE_PREFIX_PATH=$prefix PKG_CONFIG_PATH=$pcdir cmake -S "$src/tests/install/consumer" -B "$work" >/dev/null
 cmake --build "$work" >/dev/null
+CMAKE_PREFIX_PATH=$prefix cmake -S "$src/tests/install/consumer_cxx" -B "$work/cxx" >/dev/null
+cmake --build "$work/cxx" >/dev/null
 cat "$work/ferry_locations.txt"
 grep -q "FERRY_EXECUTABLE=$prefix/bin/ferry" "$work/ferry_locations.txt"
-export LD_LIBRARY_PATH="$(dirname "$(find "$prefix" -name libferry-coll.so | head -1)"):${LD_LIBRARY_PATH:-}"
+# CMake's targets carry the library's RUNPATH; a pkg-config link needs the library path.
 "$mpiexec" -n 2 "$work/uses_package"
-"$mpiexec" -n 2 "$work/uses_pkgconfig"
+"$mpiexec" -n 2 "$work/uses_pmpi"
+"$mpiexec" -n 2 "$work/cxx/uses_package_cxx"
+LD_LIBRARY_PATH="$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir ferry):${LD_LIBRARY_PATH:-}" \
+  "$mpiexec" -n 2 "$work/uses_pkgconfig"
+
+# The public headers compile as strict C and C++, warnings as errors.
+for hdr in ferry_offload.h ferry_coll.h; do
+  printf '#include <ferry/%s>\nint main(void) { return 0; }\n' "$hdr" > "$work/header.c"
+  for cc in gcc "$clang"; do
+    "$cc" -std=c99 -Wall -Wextra -pedantic -Werror $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags ferry) \
+      -c "$work/header.c" -o "$work/header.o"
+  done
+done
+echo "headers: strict C99 with gcc and $clang"
 
 # The installed CLI finds the installed plugin, and an offload program runs through it.
 "$clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$prefix/include" "$src/examples/heat_demo.c" -o "$work/heat_demo" -lm
 "$prefix/bin/ferry" env | grep -q "$prefix"
 "$prefix/bin/ferry" run -n 3 "$work/heat_demo" 128 10 | grep "OK"
+# ferry run --dry-run prints a command that reproduces the run, the installed plugin first.
+eval "$("$prefix/bin/ferry" run --dry-run -n 3 "$work/heat_demo" 128 10)" | grep "OK"
+"$prefix/bin/ferry" run --dry-run -n 2 "$work/heat_demo" | grep -q "LD_LIBRARY_PATH=$prefix/"
+# An install without its plugin refuses, rather than run some other build's.
+cp -r "$prefix" "$prefix-noplugin"
+rm -rf "$prefix-noplugin"/lib*/ferry/offload
+if "$prefix-noplugin/bin/ferry" env 2>"$work/noplugin.txt"; then
+  echo "an install without its plugin used another one" && exit 1
+fi
+grep "the Ferry offload plugin .* is not in $prefix-noplugin/" "$work/noplugin.txt"
+echo "install check passed"

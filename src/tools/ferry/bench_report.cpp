@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "platform/topology.h"
 #include "tools/ferry/bench_proc.h"
@@ -188,10 +189,12 @@ Status runPlot(const std::string& python, const std::string& script, const std::
 
 Result<std::string> findBenchFile(const std::string& name) {
   fs::path bin = selfDir();
-  for (const fs::path& p : {bin / name, bin.parent_path() / FERRY_INSTALL_BENCHDIR / name,
-                            bin.parent_path() / FERRY_INSTALL_PLOTDIR / name,
-                            fs::path(FERRY_BUILD_SOURCE_DIR) / "bench" / "offload" / name,
-                            fs::path(FERRY_BUILD_SOURCE_DIR) / "bench" / "xs" / name})
+  std::vector<fs::path> places = {bin / name, bin.parent_path() / FERRY_INSTALL_BENCHDIR / name,
+                                  bin.parent_path() / FERRY_INSTALL_PLOTDIR / name};
+  // The plot scripts of a build tree are in its source tree; an install has its own.
+  if (inBuildTree())
+    for (const char* dir : {"offload", "xs"}) places.push_back(fs::path(FERRY_BUILD_SOURCE_DIR) / "bench" / dir / name);
+  for (const fs::path& p : places)
     if (fs::exists(p)) return p.string();
   return Status(Errc::NotFound, name + " is not in " + bin.string() + ", " +
                                     (bin.parent_path() / FERRY_INSTALL_BENCHDIR).string() +
