@@ -7,23 +7,6 @@
 #include "tools/ferry/launcher.h"
 
 namespace ferry::tools {
-namespace {
-
-// The value in single quotes, which both shells take literally, so that whatever the
-// existing LD_LIBRARY_PATH holds ($, `, ", spaces) is neither expanded nor run by the eval;
-// a ' ends the quote, is escaped and reopens it (csh: a ! too, which it expands even there).
-std::string quoted(const std::string& value, bool csh) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '!' && csh) out += "'\\!'";
-    else out += c;
-  }
-  return out + "'";
-}
-
-}  // namespace
-
 Command addEnvCommand(CLI::App& app) {
   auto shell = std::make_shared<std::string>("sh");
   app.add_option("--shell", *shell, "syntax of the output")->check(CLI::IsMember({"sh", "csh"}));
@@ -34,9 +17,11 @@ Command addEnvCommand(CLI::App& app) {
       std::fprintf(stderr, "ferry env: %s\n", dir.status().message().c_str());
       return 1;
     }
+    // Quoted, so that whatever the existing LD_LIBRARY_PATH holds ($, `, ", spaces) is
+    // neither expanded nor run by the eval.
     std::string path = prependedLibraryPath(*dir);
     bool csh = *shell == "csh";
-    std::printf(csh ? "setenv LD_LIBRARY_PATH %s;\n" : "export LD_LIBRARY_PATH=%s;\n", quoted(path, csh).c_str());
+    std::printf(csh ? "setenv LD_LIBRARY_PATH %s;\n" : "export LD_LIBRARY_PATH=%s;\n", shellQuoted(path, csh).c_str());
     return 0;
   };
 }

@@ -13,6 +13,13 @@
 namespace ferry::tools {
 namespace {
 
+// `word` as a shell reads it back: as it is where it holds nothing a shell would expand.
+std::string shellWord(const std::string& word) {
+  bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                       "0123456789_@%+=:,./-") == std::string::npos;
+  return plain ? word : shellQuoted(word);
+}
+
 // A program that never loads libomptarget has no target regions for Ferry to serve: every
 // rank would run its main. Said before the job starts, not noticed from N copies of output.
 void warnIfNoOffloadRuntime(const std::string& exe, int ranks) {
@@ -77,14 +84,18 @@ Command addRunCommand(CLI::App& app) {
       }
       spec->preload.push_back(*lib);
     }
-    auto argv = launcherCommand(*spec);
+    std::vector<std::string> environment;
+    auto argv = launcherCommand(*spec, &environment);
     if (!argv) {
       std::fprintf(stderr, "ferry run: %s\n", argv.status().message().c_str());
       return 1;
     }
     if (*dryRun) {
-      for (const auto& a : *argv) std::printf("%s ", a.c_str());
-      std::printf("\n");
+      // A command that reproduces the run when pasted: the environment ferry run sets too.
+      std::string line = environment.empty() ? "" : "env";
+      for (const auto& e : environment) line += " " + shellWord(e);
+      for (const auto& a : *argv) line += (line.empty() ? "" : " ") + shellWord(a);
+      std::printf("%s\n", line.c_str());
       return 0;
     }
     // Checked here, once, rather than by the launcher once per rank; the launcher's search

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "platform/log.h"
 #include "platform/topology.h"
@@ -26,18 +27,20 @@ std::string selfDir() {
   return ec ? std::string(".") : exe.parent_path().string();
 }
 
+bool inBuildTree() { return fs::exists(fs::path(selfDir()).parent_path() / "CMakeCache.txt"); }
+
 Result<std::string> pluginDir() {
   const std::string plugin = "libomptarget.rtl.x86_64.nextgen.so";
   fs::path bin = selfDir();
   // Build tree: build/bin/ferry -> build/lib/ferry/offload. Install: prefix/bin -> prefix/<libdir>/ferry/offload.
-  for (const fs::path& dir : {bin.parent_path() / "lib" / FERRY_PLUGIN_SUBDIR,
-                              bin.parent_path() / FERRY_INSTALL_LIBDIR / FERRY_PLUGIN_SUBDIR,
-                              fs::path(FERRY_BUILD_PLUGIN_DIR)}) {
+  // Only next to this executable: an installed ferry must never run the build tree's plugin.
+  std::vector<fs::path> dirs = {bin.parent_path() / "lib" / FERRY_PLUGIN_SUBDIR};
+  if (std::string_view(FERRY_INSTALL_LIBDIR) != "lib") dirs.push_back(bin.parent_path() / FERRY_INSTALL_LIBDIR / FERRY_PLUGIN_SUBDIR);
+  for (const fs::path& dir : dirs)
     if (fs::exists(dir / plugin) && fs::exists(dir / "libomptarget.rtl.x86_64.so")) return fs::canonical(dir).string();
-  }
-  return Status(Errc::NotFound, "the Ferry offload plugin (" + plugin + ") is not next to " + bin.string() +
-                                    " nor in " FERRY_BUILD_PLUGIN_DIR
-                                    "; build it (cmake --build build) before running offload programs");
+  return Status(Errc::NotFound, "the Ferry offload plugin (" + plugin + ") is not in " + dirs[0].string() +
+                                    (dirs.size() > 1 ? " nor in " + dirs[1].string() : std::string()) +
+                                    "; build it (cmake --build build) or install it with this ferry (cmake --install)");
 }
 
 Result<std::string> pmpiLibrary() {
@@ -91,14 +94,29 @@ bool bindingChosen(const std::vector<std::string>& launcherArgs) {
 
 }  // namespace
 
-Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
+std::string shellQuoted(const std::string& value, bool csh) {
+  // A ' ends the quote, is escaped and reopens it; csh expands ! even inside quotes.
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') out += "'\\''";
+    else if (c == '!' && csh) out += "'\\!'";
+    else out += c;
+  }
+  return out + "'";
+}
+
+Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::vector<std::string>* environment) {
   auto dir = pluginDir();
   if (!dir) return dir.takeStatus();
-  setenv("LD_LIBRARY_PATH", prependedLibraryPath(*dir).c_str(), 1);
+  auto set = [environment](const char* name, const std::string& value) {
+    setenv(name, value.c_str(), 1);
+    if (environment) environment->push_back(std::string(name) + "=" + value);
+  };
+  set("LD_LIBRARY_PATH", prependedLibraryPath(*dir));
   if (!spec.preload.empty()) {
     std::string pre;
     for (const auto& p : spec.preload) pre += (pre.empty() ? "" : ":") + p;
-    setenv("LD_PRELOAD", pre.c_str(), 1);
+    set("LD_PRELOAD", pre);
   }
 
   std::vector<std::string> argv = {FERRY_MPIEXEC};
@@ -107,8 +125,8 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec) {
     if (geteuid() == 0 && !std::getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
       // Open MPI refuses to start as root unless told twice; a launcher wrapper that is
       // itself run as root means it.
-      setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-      setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+      set("OMPI_ALLOW_RUN_AS_ROOT", "1");
+      set("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
       log::info(log::Init, "running as root: set OMPI_ALLOW_RUN_AS_ROOT for Open MPI's launcher");
     }
     if (spec.ranks > nodeTopology().pus) {

@@ -16,6 +16,9 @@ Result<std::string> pluginDir();
 Result<std::string> pmpiLibrary();
 // Directory of the ferry executable itself.
 std::string selfDir();
+// Whether this ferry runs from a build tree (bin/ next to CMakeCache.txt) rather than an
+// install; only then may it use files of the source tree.
+bool inBuildTree();
 // `dir` prepended to the current LD_LIBRARY_PATH (without duplicating it).
 std::string prependedLibraryPath(const std::string& dir);
 
@@ -28,8 +31,12 @@ struct LaunchSpec {
 };
 
 // Builds the argv for the MPI launcher and sets up the environment of this process, which
-// the launcher passes on to the ranks.
-Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec);
+// the launcher passes on to the ranks; `environment`, if given, gets what it set
+// ("NAME=VALUE"), so that a printed command can reproduce the run.
+Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec,
+                                                 std::vector<std::string>* environment = nullptr);
+// `value` in single quotes, which shells take literally (csh: with ! escaped too).
+std::string shellQuoted(const std::string& value, bool csh = false);
 // Replaces this process with the command (does not return on success).
 Status execCommand(const std::vector<std::string>& argv);
 // Runs the command and returns its exit status. When it ended as a process killed by a
