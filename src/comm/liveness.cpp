@@ -1,5 +1,6 @@
 #include "comm/liveness.h"
 
+#include <algorithm>
 #include <time.h>
 
 #include <cstring>
@@ -88,7 +89,9 @@ void PeerWatch::heardFrom() { lastHeardNs_ = nowNs(); }
 Status PeerWatch::poll(std::string_view what) {
   uint64_t now = nowNs();
   const double timeout = config().seconds(Knob::Timeout);
-  const double heartbeat = config().seconds(Knob::Heartbeat);
+  // Probes must be able to go out and come back within the timeout, whatever
+  // FERRY_HEARTBEAT says: at most a quarter of it apart.
+  const double heartbeat = std::min(config().seconds(Knob::Heartbeat), timeout / 4);
   // Time this side spent not listening (a serving rank running a kernel on the thread that
   // polls) is not the peer's silence: only silence while we listened counts. That includes
   // the time before the first poll: a server busy from its start until a long kernel began

@@ -1,5 +1,6 @@
 // THE table of FERRY_* settings. Add a knob here and in the Knob enum, nowhere else.
 #include "platform/config.h"
+#include "platform/log.h"
 
 namespace ferry {
 namespace {
@@ -10,7 +11,8 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::Log, "FERRY_LOG", KnobType::String, "warn", nullptr, 0, 0, "log",
      "Log level and subsystems: LEVEL[,SUBSYS...]. Levels: error, warn, info, debug, trace. "
      "Subsystems: init, config, comm, shm, offload, service, coll, bench, all (default all); "
-     "subsystems without a level mean info for them. Examples: FERRY_LOG=debug,comm,offload; FERRY_LOG=coll"},
+     "subsystems without a level mean info for them. Examples: FERRY_LOG=debug,comm,offload; FERRY_LOG=coll",
+     log::checkSpec},
     {Knob::LogFile, "FERRY_LOG_FILE", KnobType::String, "", nullptr, 0, 0, "log",
      "Write log lines to this file instead of stderr; %r becomes the rank, %h the host, %p the pid"},
     {Knob::Timeout, "FERRY_TIMEOUT", KnobType::Duration, "30s", nullptr, 100, 86400000, "comm",
@@ -18,10 +20,11 @@ constexpr KnobSpec kKnobTable[] = {
      "long is declared dead and the job ends with an error. In the allreduce, a live rank that is "
      "late to a call is waited for, as MPI requires, with a warning after this long"},
     {Knob::Heartbeat, "FERRY_HEARTBEAT", KnobType::Duration, "1s", nullptr, 10, 3600000, "comm",
-     "While waiting on a peer, probe its liveness this often"},
+     "While waiting on a peer, probe its liveness this often (at most a quarter of FERRY_TIMEOUT apart, whatever "
+     "this says)"},
     {Knob::SpinTime, "FERRY_SPIN_TIME", KnobType::Duration, "50us", nullptr, 0, 10000, "comm",
      "How long a waiting thread busy-polls before it yields and then sleeps with backoff; "
-     "0 yields at once (best when ranks outnumber cores)"},
+     "0 yields at once (best when ranks outnumber cores; the allreduce then uses 0 whatever this says)"},
     {Knob::VirtualNodes, "FERRY_VIRTUAL_NODES", KnobType::Int, "1", nullptr, 1, 4096, "comm",
      "Split the ranks of each physical node into this many virtual nodes (contiguous blocks of "
      "node-local ranks) so that inter-node paths run on one machine"},
