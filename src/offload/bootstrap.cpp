@@ -1,6 +1,7 @@
 #include "offload/bootstrap.h"
 
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,6 +47,10 @@ Status traceFileWritable(const std::string& path) {
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   bool exists = access(path.c_str(), F_OK) == 0;
+  struct stat st {};
+  if (exists && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return Status(Errc::InvalidArgument, "FERRY_TRACE=" + path + " is a directory; name a file (" + path +
+                                             "/trace.json, say)");
   if (access(exists ? path.c_str() : dir.c_str(), W_OK) == 0) return {};
   return Status(Errc::InvalidArgument, "FERRY_TRACE=" + path + ": rank 0 cannot write " +
                                            (exists ? "that file" : "in " + dir) + " (" + std::strerror(errno) +
@@ -136,6 +141,8 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
   rt.responder->stop();
   st = rt.world->finalize();
   // _exit: this process never ran main, so it must not run the application's destructors.
+  // Its streams are flushed first: a kernel's last line without a newline (direct output).
+  std::fflush(nullptr);
   _exit(st ? 0 : 1);
 }
 
@@ -159,12 +166,15 @@ JobDevices discoverJobDevices(comm::World& w) {
 
 // Names the cause: too few ranks, or serving ranks set to expose nothing.
 std::string noDeviceMessage(int ranks) {
-  std::string why = ranks > 1 && config().isSet(Knob::DevicesPerRank) && config().integer(Knob::DevicesPerRank) == 0
-                        ? " rank(s), and FERRY_DEVICES_PER_RANK=0 leaves the serving ranks without CPU devices (and "
-                          "they found no GPU). Unset it or set it to 1 or more"
-                        : " rank(s) and rank 0 serves none. Start 2 or more ranks (`ferry run -n 3 ./app`)";
-  return "no device to offload to: the job has " + std::to_string(ranks) + why +
-         ", or set FERRY_RANK0_DEVICES=1 to use rank 0's own devices";
+  // FERRY_DEVICES_PER_RANK=0 leaves rank 0 without CPU devices too: FERRY_RANK0_DEVICES
+  // would not help then.
+  if (config().isSet(Knob::DevicesPerRank) && config().integer(Knob::DevicesPerRank) == 0)
+    return "no device to offload to: the job has " + std::to_string(ranks) +
+           " rank(s), and FERRY_DEVICES_PER_RANK=0 leaves every rank without CPU devices (and they found no GPU). "
+           "Unset it or set it to 1 or more";
+  return "no device to offload to: the job has " + std::to_string(ranks) +
+         " rank(s) and rank 0 serves none. Start 2 or more ranks (`ferry run -n 3 ./app`), or set "
+         "FERRY_RANK0_DEVICES=1 to use rank 0's own devices";
 }
 
 Client* startOffload() {
@@ -214,6 +224,9 @@ Client* startOffload() {
 
   if (!devices.empty()) {
     rt->localServer = std::make_unique<service::Server>(w, std::move(devices));
+    // A kernel of rank 0's own devices that calls exit() would have the image's
+    // unregistration wait for the device running it: the report ends the process first.
+    service::installExitReport("rank 0");
     rt->localServer->setGlobalIds(std::move(globalIds));
     rt->localServerThread = std::thread([rt] {
       Status st = rt->localServer->run();

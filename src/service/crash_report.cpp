@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <mutex>
 
 #include "platform/log.h"
 #include "service/output_capture.h"
@@ -18,6 +19,9 @@ namespace {
 // Fixed buffers: the handler may only use async-signal-safe calls.
 std::atomic<const char*> gActivity{nullptr};
 char gPrefix[256];
+const char* gWho = "serving rank";
+std::atomic<bool> gExitReport{false};
+std::once_flag gExitOnce;
 
 // A kernel that faults on memory most often dereferenced a pointer whose target no map
 // clause gave the device; the address and where to read about it save the user a debugger.
@@ -40,31 +44,38 @@ void onFatal(int sig, siginfo_t* info, void*) {
   raise(sig);
 }
 
-// exit() from a kernel ends this serving rank, which the launcher reports only as a rank
-// that ended early. Say which kernel did it, keep what it printed, and end with a failure
-// status even for exit(0): a serving rank never ends on its own, and one that does without
+// exit() from a kernel ends this rank, which the launcher reports only as a rank that ended
+// early. Say which kernel did it, keep what it printed, and end with a failure status even
+// for exit(0) (or 256): a serving rank never ends on its own, and one that does without
 // MPI_Finalize would leave MPICH's other ranks waiting. _exit, because the remaining exit
-// handlers and destructors would run under the server's other threads. Any thread's exit
-// counts: a kernel's parallel regions run on libomp's threads, and Ferry's own exits (at
-// start-up, after serving) never happen while a kernel runs.
+// handlers would wait for the device that runs this very kernel (rank 0's own devices) and
+// destructors would run under the server's other threads. Any thread's exit counts: a
+// kernel's parallel regions run on libomp's threads, and Ferry's own exits (at start-up,
+// after serving) never happen while a kernel runs.
 void onExit(int status, void*) {
   const char* what = gActivity.load();
-  if (!what) return;  // the serving rank's own end
+  if (!what) return;  // the rank's own end
+  int code = (status & 0xff) ? (status & 0xff) : 1;
   char line[1400];
   int n = std::snprintf(line, sizeof line,
-                        "%sserving rank ended: exit(%d) was called while running %s; only rank 0's main may end the "
-                        "program, so the job ends (status %d)\n",
-                        gPrefix, status, what, status ? status : 1);
+                        "%s%s ended: exit(%d) was called while running %s; a target region cannot end the program "
+                        "(on a GPU it could not call exit), so the job ends (status %d)\n",
+                        gPrefix, gWho, status, what, code);
   if (n > 0) (void)!write(STDERR_FILENO, line, std::min(static_cast<size_t>(n), sizeof line - 1));
   salvageCapturedOutput();
-  _exit(status ? status : 1);
+  _exit(code);
 }
 
 }  // namespace
 
-void installCrashReport() {
+void installExitReport(const char* who) {
+  gWho = who;
   std::snprintf(gPrefix, sizeof gPrefix, "%s", log::linePrefix(log::Level::Error, log::Service).c_str());
-  on_exit(onExit, nullptr);
+  gExitReport.store(true);
+}
+
+void installCrashReport() {
+  installExitReport("serving rank");
   struct sigaction sa {};
   sa.sa_sigaction = onFatal;
   sa.sa_flags = SA_SIGINFO;
@@ -72,7 +83,13 @@ void installCrashReport() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
 }
 
-void setActivity(const char* what) { gActivity.store(what, std::memory_order_relaxed); }
+void setActivity(const char* what) {
+  // The exit handler is registered at the first kernel, not at start-up: the plugin starts
+  // inside libomptarget's constructor, before the C library registers _dl_fini, which would
+  // then run first, and with it the image's unregistration, which waits for the devices.
+  if (gExitReport.load(std::memory_order_relaxed)) std::call_once(gExitOnce, [] { on_exit(onExit, nullptr); });
+  gActivity.store(what, std::memory_order_relaxed);
+}
 
 void clearActivity() { gActivity.store(nullptr, std::memory_order_relaxed); }
 
