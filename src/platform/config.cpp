@@ -103,7 +103,7 @@ Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value
       if (!enumContains(spec.choices, text)) return bad();
       return {};
     case KnobType::String:
-      return {};
+      return spec.check ? spec.check(text) : Status();
   }
   return bad();
 }

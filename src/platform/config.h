@@ -63,6 +63,7 @@ struct KnobSpec {
   int64_t min, max;     // Int/Count/Size bounds (inclusive); Duration in milliseconds
   const char* subsystem;
   const char* help;
+  Status (*check)(std::string_view text) = nullptr;  // String: what makes a value valid
 };
 
 std::span<const KnobSpec> knobTable();

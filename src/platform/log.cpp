@@ -35,7 +35,14 @@ int launcherRank() {
 
 }  // namespace
 
-Status configure(std::string_view spec) {
+namespace {
+
+struct Filter {
+  Level level;
+  uint32_t subs;
+};
+
+Result<Filter> parseSpec(std::string_view spec) {
   Level level = Level::Warn;
   uint32_t subs = 0;
   bool first = true, levelGiven = false;
@@ -63,8 +70,21 @@ Status configure(std::string_view spec) {
   // Subsystems without a level ("FERRY_LOG=coll") ask to hear from them: at the default
   // level, warn, the filter would change nothing, since warnings are never filtered.
   if (!levelGiven && subs) level = Level::Info;
-  detail::gLevel = static_cast<uint8_t>(level);
-  detail::gSubs = subs ? subs : Sub::All;
+  return Filter{level, subs ? subs : static_cast<uint32_t>(Sub::All)};
+}
+
+}  // namespace
+
+Status checkSpec(std::string_view spec) {
+  auto filter = parseSpec(spec);
+  return filter ? Status() : filter.takeStatus();
+}
+
+Status configure(std::string_view spec) {
+  auto filter = parseSpec(spec);
+  if (!filter) return filter.takeStatus();
+  detail::gLevel = static_cast<uint8_t>(filter->level);
+  detail::gSubs = filter->subs;
   return {};
 }
 

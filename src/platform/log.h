@@ -27,8 +27,10 @@ enum Sub : uint32_t {
   All = 0xffffffffu,
 };
 
-// Parses a FERRY_LOG value ("debug,comm,offload"); an unknown word is an error.
+// Parses a FERRY_LOG value ("debug,comm,offload") and applies it; an unknown word is an
+// error. checkSpec() only parses: the settings registry validates FERRY_LOG with it.
 Status configure(std::string_view spec);
+Status checkSpec(std::string_view spec);
 // Log to a file instead of stderr (FERRY_LOG_FILE, with %r/%h/%p expanded).
 Status setFile(std::string_view pattern);
 // Rank to print in each line; until it is known, the launcher's rank variable is used.

@@ -64,7 +64,8 @@ TEST(Config, RejectsBadValuesNamingTheVariable) {
                  Case{"FERRY_VIRTUAL_NODES=0", "FERRY_VIRTUAL_NODES"}, Case{"FERRY_VIRTUAL_NODES=2x", "FERRY_VIRTUAL_NODES"},
                  Case{"FERRY_EAGER_LIMIT=1G", "FERRY_EAGER_LIMIT"}, Case{"FERRY_SHM=maybe", "FERRY_SHM"},
                  Case{"FERRY_RANK0_DEVICES=2", "FERRY_RANK0_DEVICES"}, Case{"FERRY_CHUNK_SIZE=", "FERRY_CHUNK_SIZE"},
-                 Case{"FERRY_DEVICES_PER_RANK=5", "FERRY_DEVICES_PER_RANK"}}) {
+                 Case{"FERRY_DEVICES_PER_RANK=5", "FERRY_DEVICES_PER_RANK"}, Case{"FERRY_LOG=bogus", "FERRY_LOG"},
+                 Case{"FERRY_LOG=info,nosuch", "FERRY_LOG"}}) {
     auto cfg = load({c.entry});
     ASSERT_FALSE(cfg.isOk()) << c.entry;
     EXPECT_EQ(cfg.status().code(), Errc::InvalidArgument);
