@@ -8,6 +8,7 @@ set -euo pipefail
 
 FERRY_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FERRY_PACKAGES=(
+  gcc g++                                           # the build's C and C++ compilers
   clang-16 clang-tools-16 libomp-16-dev            # OpenMP offload compiler and runtime
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # both MPI libraries Ferry supports
   libffi-dev libhwloc-dev hwloc libgtest-dev        # libraries Ferry uses, and tests
