@@ -35,7 +35,8 @@ Result<std::string> pluginDir() {
   // Build tree: build/bin/ferry -> build/lib/ferry/offload. Install: prefix/bin -> prefix/<libdir>/ferry/offload.
   // Only next to this executable: an installed ferry must never run the build tree's plugin.
   std::vector<fs::path> dirs = {bin.parent_path() / "lib" / FERRY_PLUGIN_SUBDIR};
-  if (std::string_view(FERRY_INSTALL_LIBDIR) != "lib") dirs.push_back(bin.parent_path() / FERRY_INSTALL_LIBDIR / FERRY_PLUGIN_SUBDIR);
+  if (std::string_view(FERRY_INSTALL_LIBDIR) != "lib")
+    dirs.push_back(bin.parent_path() / FERRY_INSTALL_LIBDIR / FERRY_PLUGIN_SUBDIR);
   for (const fs::path& dir : dirs)
     if (fs::exists(dir / plugin) && fs::exists(dir / "libomptarget.rtl.x86_64.so")) return fs::canonical(dir).string();
   return Status(Errc::NotFound, "the Ferry offload plugin (" + plugin + ") is not in " + dirs[0].string() +
