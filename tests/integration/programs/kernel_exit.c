@@ -1,6 +1,7 @@
 /* A target region that calls exit(STATUS) (usage: kernel_exit [STATUS], default 3): the
- * serving rank that runs it ends, and the job with it, never with status 0. What the kernel printed first must still arrive, and the report must name the
- * kernel, its device, rank and host, instead of leaving only the launcher's words. */
+ * rank that runs it ends, and the job with it, never with status 0. What the kernel printed
+ * first must still arrive, and the report must name the kernel, its device, rank and host,
+ * instead of leaving only the launcher's words. */
 #include "check.h"
 
 int main(int argc, char** argv) {
