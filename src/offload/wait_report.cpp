@@ -26,7 +26,7 @@ std::atomic<bool> gFailed{false};
 // outlives it notices within FERRY_TIMEOUT), and the job's status reports the crash.
 void onAbort(int sig) {
   const char* note = gFailed.load() ? gAbortAfterFailure : gAbortOwn;
-  (void)!write(STDERR_FILENO, note, std::strlen(note));
+  log::writeRaw(note, std::strlen(note));
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -41,7 +41,7 @@ void onTermination(int sig) {
                           "%sterminated by signal %d while waiting for %s%s%s; the launcher sends it when the job "
                           "is stopped or when a rank has died (its message then says which)\n",
                           gPrefix, sig, what, *where ? " on " : "", where);
-    if (n > 0) (void)!write(STDERR_FILENO, line, static_cast<size_t>(n));
+    if (n > 0) log::writeRaw(line, static_cast<size_t>(n));
   }
   signal(sig, SIG_DFL);
   raise(sig);

@@ -24,8 +24,11 @@ constexpr const char* kLevelNames[] = {"none", "error", "warn", "info", "debug",
 constexpr const char* kLevelTags[] = {"", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"};
 
 std::atomic<int> gRank{-1};
+std::atomic<const char*> gLabel{nullptr};
 std::mutex gWriteMutex;
-FILE* gOut = nullptr;  // nullptr means stderr
+FILE* gOut = nullptr;                  // nullptr means stderr
+std::atomic<int> gOutFd{STDERR_FILENO};  // gOut's descriptor, for writeRaw
+std::string* gPendingFile = nullptr;   // a FERRY_LOG_FILE pattern waiting for the rank
 
 int launcherRank() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
@@ -88,8 +91,9 @@ Status configure(std::string_view spec) {
   return {};
 }
 
-Status setFile(std::string_view pattern) {
-  if (pattern.empty()) return {};
+namespace {
+
+std::string expandPattern(std::string_view pattern) {
   std::string path;
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '%' && i + 1 < pattern.size()) {
@@ -102,15 +106,57 @@ Status setFile(std::string_view pattern) {
       path += pattern[i];
     }
   }
+  return path;
+}
+
+Status openFile(std::string_view pattern) {
+  std::string path = expandPattern(pattern);
   FILE* f = std::fopen(path.c_str(), "a");
   if (!f) return Status(Errc::InvalidArgument, "FERRY_LOG_FILE: cannot open '" + path + "': " + std::strerror(errno));
   std::setvbuf(f, nullptr, _IOLBF, 0);
   std::lock_guard lock(gWriteMutex);
   gOut = f;
+  gOutFd = fileno(f);
   return {};
 }
 
-void setRank(int r) { gRank = r; }
+bool needsRank(std::string_view pattern) {
+  for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] != '%') continue;
+    if (pattern[i + 1] == 'r') return true;
+    ++i;  // "%%r" is a literal "%r"
+  }
+  return false;
+}
+
+}  // namespace
+
+Status setFile(std::string_view pattern) {
+  if (pattern.empty()) return {};
+  if (needsRank(pattern) && rank() < 0) {
+    std::lock_guard lock(gWriteMutex);
+    gPendingFile = new std::string(pattern);
+    return {};
+  }
+  return openFile(pattern);
+}
+
+void setRank(int r) {
+  gRank = r;
+  std::string* pending = nullptr;
+  {
+    std::lock_guard lock(gWriteMutex);
+    std::swap(pending, gPendingFile);
+  }
+  if (!pending) return;
+  // The registry accepted the setting long ago; there is no caller left to return this to.
+  if (Status st = openFile(*pending); !st) error(Config, "%s; logging to stderr instead", st.message().c_str());
+  delete pending;
+}
+
+void setLabel(const char* label) { gLabel = label; }
+
+void writeRaw(const char* text, size_t length) { (void)!::write(gOutFd.load(), text, length); }
 
 int rank() {
   int r = gRank.load();
@@ -135,8 +181,10 @@ const char* subName(uint32_t sub) {
 std::string linePrefix(Level level, uint32_t sub) {
   char prefix[512];
   int r = rank();
-  std::snprintf(prefix, sizeof prefix, "[ferry rank=%s host=%s pid=%d] %s %s: ", r >= 0 ? std::to_string(r).c_str() : "?",
-                hostName().c_str(), getpid(), kLevelTags[static_cast<int>(level)], subName(sub));
+  const char* label = gLabel.load();
+  std::string who = r >= 0 ? "rank=" + std::to_string(r) : label ? label : "rank=?";
+  std::snprintf(prefix, sizeof prefix, "[ferry %s host=%s pid=%d] %s %s: ", who.c_str(), hostName().c_str(), getpid(),
+                kLevelTags[static_cast<int>(level)], subName(sub));
   return prefix;
 }
 

@@ -31,11 +31,20 @@ enum Sub : uint32_t {
 // error. checkSpec() only parses: the settings registry validates FERRY_LOG with it.
 Status configure(std::string_view spec);
 Status checkSpec(std::string_view spec);
-// Log to a file instead of stderr (FERRY_LOG_FILE, with %r/%h/%p expanded).
+// Log to a file instead of stderr (FERRY_LOG_FILE, with %r/%h/%p expanded). A pattern with
+// %r waits for the rank: a process started without a launcher learns it only when MPI is up,
+// and one that never has a rank (the ferry CLI) keeps logging to stderr rather than create
+// a file named for rank -1.
 Status setFile(std::string_view pattern);
 // Rank to print in each line; until it is known, the launcher's rank variable is used.
+// Opens a log file that was waiting for it.
 void setRank(int rank);
 int rank();
+// What a process that is not an MPI rank prints in place of "rank=N" ("cli").
+void setLabel(const char* label);
+// Writes a preformatted line where log lines go, with one write(2): for signal handlers,
+// which cannot take the logger's lock.
+void writeRaw(const char* text, size_t length);
 const std::string& hostName();
 // The start of every line: "[ferry rank=1 host=node7 pid=4242] ERROR service: ". Signal
 // handlers, which cannot call the logger, format it ahead of time.

@@ -38,7 +38,7 @@ void onFatal(int sig, siginfo_t* info, void*) {
                                            "gave the device (docs/user-guide.md, \"Host memory a kernel was never "
                                            "given\")"
                                          : "");
-  if (n > 0) (void)!write(STDERR_FILENO, line, std::min(static_cast<size_t>(n), sizeof line - 1));
+  if (n > 0) log::writeRaw(line, std::min(static_cast<size_t>(n), sizeof line - 1));
   salvageCapturedOutput();  // what the kernel printed before it crashed
   signal(sig, SIG_DFL);
   raise(sig);
@@ -61,7 +61,7 @@ void onExit(int status, void*) {
                         "%s%s ended: exit(%d) was called while running %s; a target region cannot end the program "
                         "(on a GPU it could not call exit), so the job ends (status %d)\n",
                         gPrefix, gWho, status, what, code);
-  if (n > 0) (void)!write(STDERR_FILENO, line, std::min(static_cast<size_t>(n), sizeof line - 1));
+  if (n > 0) log::writeRaw(line, std::min(static_cast<size_t>(n), sizeof line - 1));
   salvageCapturedOutput();
   _exit(code);
 }

@@ -75,8 +75,8 @@ uint32_t slotOf(uint64_t page) { return static_cast<uint32_t>((page / kPage) * 0
 char gPrefix[256] = "[ferry] ERROR service: ";
 
 void say(const char* text) {
-  (void)!write(STDERR_FILENO, gPrefix, std::strlen(gPrefix));
-  (void)!write(STDERR_FILENO, text, std::strlen(text));
+  log::writeRaw(gPrefix, std::strlen(gPrefix));
+  log::writeRaw(text, std::strlen(text));
 }
 
 // Finds or claims the slot of `page`. Returns false when the table is full. The claimer

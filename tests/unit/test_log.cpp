@@ -27,5 +27,17 @@ TEST(Log, RejectsUnknownWords) {
   ASSERT_TRUE(configure("warn").isOk());
 }
 
+// A process that is no rank of a job (the ferry CLI) names itself instead of "rank=?".
+TEST(Log, LabelStandsInForAMissingRank) {
+  ASSERT_LT(rank(), 0) << "run the unit tests outside a launcher";
+  EXPECT_EQ(linePrefix(Level::Warn, Config).rfind("[ferry rank=? host=", 0), 0u);
+  setLabel("cli");
+  EXPECT_EQ(linePrefix(Level::Warn, Config).rfind("[ferry cli host=" + hostName() + " pid=", 0), 0u);
+  setRank(3);
+  EXPECT_EQ(linePrefix(Level::Warn, Config).rfind("[ferry rank=3 host=", 0), 0u) << "a known rank wins";
+  setRank(-1);
+  setLabel(nullptr);
+}
+
 }  // namespace
 }  // namespace ferry::log

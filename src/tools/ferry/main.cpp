@@ -69,7 +69,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, static_cast<int>(args.size()), args.data());
 
   // Settings errors are reported by each command in its own words (info --config lists
-  // them all), so a bad FERRY_* value does not stop the CLI from starting.
+  // them all), so a bad FERRY_* value does not stop the CLI from starting. The CLI is no
+  // rank of the job it starts; its lines say so.
+  ferry::log::setLabel("cli");
   (void)ferry::initPlatform();
   for (auto& [sub, run] : commands)
     if (sub->parsed()) return run();
