@@ -1,5 +1,6 @@
 #include "platform/config.h"
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 
@@ -47,7 +48,10 @@ std::string closestKnob(std::string_view name) {
     size_t d = parse::editDistance(name, spec.name);
     if (d < bestDist) { bestDist = d; best = spec.name; }
   }
-  return bestDist <= 4 ? best : std::string();
+  // A fixed bound would pair any short name with some knob (FERRY_BOGUS with FERRY_LOG, four
+  // edits away); a third of the typed name's own part still catches typos and missing '_'.
+  size_t own = name.size() > 6 ? name.size() - 6 : 0;
+  return bestDist <= std::max<size_t>(1, own / 3) ? best : std::string();
 }
 
 }  // namespace

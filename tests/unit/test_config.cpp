@@ -102,11 +102,14 @@ TEST(Config, ParseKeepsTheValidValuesAndEachInvalidOnesText) {
 }
 
 TEST(Config, WarnsAboutUnknownNamesWithASuggestion) {
-  auto cfg = load({"FERRY_TIMOUT=5s", "FERRY_COMPLETELY_UNKNOWN=1"});
+  auto cfg = load({"FERRY_TIMOUT=5s", "FERRY_COMPLETELY_UNKNOWN=1", "FERRY_CHUNKSIZE=1M", "FERRY_BOGUS=1"});
   ASSERT_TRUE(cfg.isOk());
-  ASSERT_EQ(cfg->warnings().size(), 2u);
+  ASSERT_EQ(cfg->warnings().size(), 4u);
   EXPECT_NE(cfg->warnings()[0].find("did you mean FERRY_TIMEOUT"), std::string::npos) << cfg->warnings()[0];
   EXPECT_EQ(cfg->warnings()[1].find("did you mean"), std::string::npos) << cfg->warnings()[1];
+  EXPECT_NE(cfg->warnings()[2].find("did you mean FERRY_CHUNK_SIZE"), std::string::npos) << cfg->warnings()[2];
+  // A short name is no near miss of every other short name.
+  EXPECT_EQ(cfg->warnings()[3].find("did you mean"), std::string::npos) << cfg->warnings()[3];
   EXPECT_DOUBLE_EQ(cfg->seconds(Knob::Timeout), 30.0);  // the misspelt one had no effect
 }
 
