@@ -80,15 +80,19 @@ int library(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op o
 }
 
 bool mpiUsable() {
-  // MPI cannot be initialised again once finalised, so "was initialised" is cached; calls
-  // before MPI_Init or after MPI_Finalize go to the library, which reports the error.
+  // Calls before MPI_Init or after MPI_Finalize go to the library, whose error then names
+  // MPI_Allreduce (Ferry's path would fail first in a call the user never made). MPI cannot
+  // be initialised again once finalised, so "was initialised" is cached, but "finalised"
+  // is asked on every call.
   static std::atomic<bool> initialised{false};
-  if (initialised.load(std::memory_order_relaxed)) return true;
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
+  int fin = 0;
   MPI_Finalized(&fin);
-  if (init && !fin) initialised = true;
-  return init && !fin;
+  if (fin) return false;
+  if (initialised.load(std::memory_order_relaxed)) return true;
+  int init = 0;
+  MPI_Initialized(&init);
+  if (init) initialised = true;
+  return init;
 }
 
 std::string opText(MPI_Op op) {
@@ -263,12 +267,24 @@ bool libraryComm(MPI_Comm comm) {
   return gFast.crossover.mode == Mode::Auto && libraryComms::contains(comm) && !log::enabled(log::Level::Info, log::Coll);
 }
 
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first: the fast path closes there, so that
+// a call after MPI_Finalize reaches mpiUsable() and the library's own error, instead of
+// failing in the fast path's MPI_Type_size.
+int disarmFastPath(MPI_Comm, int, void*, void*) {
+  gFast.ready.store(false, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
 void armFastPath() {
   static const bool armed = [] {
     gFast.crossover.mode = settings().mode;
     gFast.crossover.minSize = settings().minSize;
     if (settings().mode == Mode::Auto)
       gFast.fewElements = static_cast<int>(std::min<uint64_t>(settings().minSize / kMaxElemSize, INT_MAX));
+    int key = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, disarmFastPath, &key, nullptr) != MPI_SUCCESS ||
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) != MPI_SUCCESS)
+      return false;  // without the hook, every call takes the checked path
     gFast.ready.store(true, std::memory_order_release);
     return true;
   }();
