@@ -25,7 +25,6 @@ class BufferRef {
   BufferRef advanced(size_t bytes) const;
   // In-place access, or nullptr when only process_vm_readv/writev can reach it.
   uint8_t* pointer() const { return ptr_; }
-  bool isRemote() const { return ptr_ == nullptr; }
   // Whether both name the same memory (a fold must not overwrite an operand it still reads).
   bool sameAs(const BufferRef& o) const;
 

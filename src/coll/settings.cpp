@@ -84,16 +84,6 @@ const char* modeName(Mode m) {
   return "?";
 }
 
-const char* intraChoiceName(IntraChoice c) {
-  switch (c) {
-    case IntraChoice::Auto: return "auto";
-    case IntraChoice::Single: return "single";
-    case IntraChoice::Staged: return "staged";
-    case IntraChoice::CopyIn: return "copy-in";
-  }
-  return "?";
-}
-
 const char* leadersName(Leaders l) {
   switch (l) {
     case Leaders::Auto: return "auto";

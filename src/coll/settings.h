@@ -60,7 +60,6 @@ struct Settings {
 const Settings& settings();
 
 const char* modeName(Mode m);
-const char* intraChoiceName(IntraChoice c);
 const char* leadersName(Leaders l);
 
 }  // namespace ferry::coll

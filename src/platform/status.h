@@ -24,8 +24,6 @@ enum class Errc : uint8_t {
   Internal,          // a broken invariant; a bug in Ferry
 };
 
-const char* errcName(Errc code);
-
 class [[nodiscard]] Status {
  public:
   Status() = default;

@@ -57,12 +57,6 @@ void nameThread(const char* name) {
   b.threadNames[threadId()] = name;
 }
 
-size_t eventCount() {
-  Buffer& b = buffer();
-  std::lock_guard lock(b.mutex);
-  return b.events.size();
-}
-
 std::string takeJson(int rank, int64_t offsetNs, const std::string& processName) {
   Buffer& b = buffer();
   std::vector<Event> events;

@@ -35,6 +35,5 @@ void nameThread(const char* name);
 // timestamps moved onto the reference clock by `offsetNs` (reference = local - offset).
 // Includes metadata naming the process and its threads. Empties the buffer.
 std::string takeJson(int rank, int64_t offsetNs, const std::string& processName);
-size_t eventCount();
 
 }  // namespace ferry::trace

@@ -83,12 +83,6 @@ const std::vector<RowSpec>& offloadRows() {
   return rows;
 }
 
-const RowSpec* findRow(const std::string& test) {
-  for (const auto& r : offloadRows())
-    if (test == r.test) return &r;
-  return nullptr;
-}
-
 const char* unitOf(Kind kind) {
   switch (kind) {
     case Kind::Latency: return "us";

@@ -35,7 +35,6 @@ struct RowSpec {
 };
 
 const std::vector<RowSpec>& offloadRows();
-const RowSpec* findRow(const std::string& test);
 const char* unitOf(Kind kind);
 
 struct Pair {
