@@ -1,20 +1,27 @@
 #!/bin/sh
-# Fails when a layer includes a header of a layer above it.
-# Order (low to high): platform comm service offload coll tools.
+# check_layers.sh SRC_DIR
+# Fails when a layer uses a layer it must not depend on, by #include or by CMake link.
+# Layers (docs/architecture.md): platform <- comm <- service <- offload <- tools, and
+# platform <- comm <- coll: the collectives use the platform and communication layers only.
 src="$1"
 status=0
-check() {  # check <layer> <forbidden layers...>
+forbid() {  # forbid <layer> <layers it must not use...>
   layer=$1; shift
   for up in "$@"; do
-    hits=$(grep -rn "#include \"$up/" "$src/$layer" 2>/dev/null)
+    hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]$up/" "$src/$layer" 2>/dev/null)
     if [ -n "$hits" ]; then
       echo "layering violation: $layer includes $up:"; echo "$hits"; status=1
     fi
+    # The layer's library (ferry_<layer>, ferry_coll_core) may not link the other's.
+    hits=$(grep -nE "target_link_libraries\(ferry_$layer(_core)? .*ferry_$up(_core)?([[:space:])]|$)" "$src/CMakeLists.txt")
+    if [ -n "$hits" ]; then
+      echo "layering violation: ferry_$layer links ferry_$up:"; echo "$hits"; status=1
+    fi
   done
 }
-check platform comm service offload coll shmem tools
-check comm service offload coll shmem tools
-check service offload coll shmem tools
-check offload coll shmem tools
-check coll offload shmem tools
+forbid platform comm service offload coll tools
+forbid comm service offload coll tools
+forbid service offload coll tools
+forbid offload coll tools
+forbid coll service offload tools
 exit $status
