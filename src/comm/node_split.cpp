@@ -26,8 +26,9 @@ Result<NodeSplit> splitNodes(MPI_Comm comm, int virtualNodes) {
   int physRank = 0, physSize = 0, physLowest = rank;
   MPI_Comm_rank(phys, &physRank);
   MPI_Comm_size(phys, &physSize);
-  MPI_Allreduce(&rank, &physLowest, 1, MPI_INT, MPI_MIN, phys);
+  Status lowest = mpiStatus(MPI_Allreduce(&rank, &physLowest, 1, MPI_INT, MPI_MIN, phys), "MPI_Allreduce(node's lowest rank)");
   MPI_Comm_free(&phys);
+  if (!lowest) return lowest;
 
   // Key of my virtual node: (lowest rank of my physical node, my block in it).
   int block = virtualBlock(physRank, physSize, virtualNodes);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "comm/liveness.h"
+#include "comm/mpi_check.h"
 #include "comm/trace_merge.h"
 #include "comm/world.h"
 #include "offload/app_check.h"
@@ -80,17 +81,37 @@ std::string describeTable(const DeviceTable& t) {
   std::exit(1);
 }
 
+// The largest of the ranks' values. A job whose ranks cannot even reduce one integer cannot
+// go on: this rank says why and ends (the launcher then ends the others).
+int maxOverRanks(comm::World& w, int mine, const char* step) {
+  int most = 0;
+  Status st = comm::mpiStatus(MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, w.comm()), "MPI_Allreduce");
+  if (st) return most;
+  log::error(log::Init, "%s failed: %s", step, st.message().c_str());
+  std::exit(1);
+}
+
 // Start-up steps after MPI_Init are collective: a rank that fails must not leave the others
 // waiting in the next collective. All ranks agree on success; every rank that failed says
 // why, and the whole job exits 1.
 void agreeOrExit(comm::World& w, const Status& local, const char* step) {
-  int ok = local.isOk() ? 1 : 0, all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w.comm());
-  if (all) return;
+  bool anyFailed = maxOverRanks(w, local.isOk() ? 0 : 1, step);
+  if (!anyFailed) return;
   if (!local.isOk()) log::error(log::Init, "%s failed: %s", step, local.message().c_str());
   else if (w.rank() == 0) log::error(log::Init, "%s failed on another rank; its message says why", step);
   (void)w.finalize();
   std::exit(1);
+}
+
+// Tracing is decided together: a rank that records alone would wait in the gather.
+bool agreeOnTracing(comm::World& w) {
+  if (!maxOverRanks(w, trace::enabled() ? 1 : 0, "agreeing on FERRY_TRACE")) return false;
+  trace::enable();
+  // Rank 0 writes the timeline when the job ends: a file it cannot write is an error now,
+  // not after the run.
+  agreeOrExit(w, w.rank() == 0 ? traceFileWritable(config().text(Knob::Trace)) : Status(), "checking FERRY_TRACE");
+  agreeOrExit(w, comm::alignTraceClocks(w), "aligning trace clocks");
+  return true;
 }
 
 // Rank 0 runs main's OpenMP threads and libomp's hidden helper threads, which carry every
@@ -203,17 +224,7 @@ Client* startOffload() {
   std::vector<int> globalIds;  // this rank's devices, by their number in the job's table
   for (const auto& e : job.table.entries())
     if (e.rank == w.rank()) globalIds.push_back(e.index);
-  // Tracing is decided together: a rank that records alone would wait in the gather.
-  int tracing = trace::enabled() ? 1 : 0, anyTracing = 0;
-  MPI_Allreduce(&tracing, &anyTracing, 1, MPI_INT, MPI_MAX, w.comm());
-  if (anyTracing) {
-    trace::enable();
-    // Rank 0 writes the timeline when the job ends: a file it cannot write is an error now,
-    // not after the run.
-    agreeOrExit(w, w.rank() == 0 ? traceFileWritable(config().text(Knob::Trace)) : Status(), "checking FERRY_TRACE");
-    agreeOrExit(w, comm::alignTraceClocks(w), "aligning trace clocks");
-  }
-  rt->tracing = anyTracing != 0;
+  rt->tracing = agreeOnTracing(w);
   rt->responder = std::make_unique<comm::LivenessResponder>(w.comm());
   gRuntime = rt;
 
