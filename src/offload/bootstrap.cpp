@@ -198,6 +198,41 @@ std::string noDeviceMessage(int ranks) {
          "FERRY_RANK0_DEVICES=1 to use rank 0's own devices";
 }
 
+// Rank 0's own devices (FERRY_RANK0_DEVICES) are served by a thread of rank 0.
+void startLocalServer(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices,
+                      std::vector<int> globalIds) {
+  rt.localServer = std::make_unique<service::Server>(*rt.world, std::move(devices));
+  // A kernel of rank 0's own devices that calls exit() would have the image's
+  // unregistration wait for the device running it: the report ends the process first.
+  service::installExitReport("rank 0");
+  rt.localServer->setGlobalIds(std::move(globalIds));
+  rt.localServerThread = std::thread([&rt] {
+    Status st = rt.localServer->run();
+    if (st) return;
+    log::error(log::Service, "rank 0's own device server stopped: %s", st.message().c_str());
+    MPI_Abort(rt.world->comm(), 1);
+  });
+}
+
+void startClient(Runtime& rt, DeviceTable table) {
+  rt.client = new Client(*rt.world, std::move(table));
+  Client::setInstance(rt.client);
+  std::vector<std::string> where;
+  for (int d = 0; d < rt.client->numDevices(); ++d) where.push_back(rt.client->where(d));
+  installTerminationReport(describeTable(rt.client->table()), std::move(where));
+  // The last unregister_lib normally ends the job, but a shared library's image is
+  // unregistered from _dl_fini, after other libraries (UCX under MPICH) have run their
+  // destructors, which is too late for MPI_Finalize. This handler runs before _dl_fini,
+  // and after the executable's own unregistration (registered later, so run earlier).
+  std::atexit([] { stopOffload(); });
+  if (log::enabled(log::Level::Info, log::Offload)) {
+    log::info(log::Offload, "device table (%zu devices):", rt.client->table().size());
+    log::info(log::Offload, "%s", DeviceTable::header().c_str());
+    for (size_t i = 0; i < rt.client->table().size(); ++i)
+      log::info(log::Offload, "%s", rt.client->table().row(i).c_str());
+  }
+}
+
 Client* startOffload() {
   if (gRuntime) return gRuntime->client;  // init_plugin may run twice on one object
   if (Status st = initPlatform(); !st) exitBeforeMpi(st);
@@ -233,37 +268,10 @@ Client* startOffload() {
     serveAndExit(*rt, std::move(devices), std::move(globalIds));
   }
 
-  if (!devices.empty()) {
-    rt->localServer = std::make_unique<service::Server>(w, std::move(devices));
-    // A kernel of rank 0's own devices that calls exit() would have the image's
-    // unregistration wait for the device running it: the report ends the process first.
-    service::installExitReport("rank 0");
-    rt->localServer->setGlobalIds(std::move(globalIds));
-    rt->localServerThread = std::thread([rt] {
-      Status st = rt->localServer->run();
-      if (st) return;
-      log::error(log::Service, "rank 0's own device server stopped: %s", st.message().c_str());
-      MPI_Abort(rt->world->comm(), 1);
-    });
-  }
+  if (!devices.empty()) startLocalServer(*rt, std::move(devices), std::move(globalIds));
   trace::nameThread("main");
   warnIfHostOnOneCore();
-  rt->client = new Client(w, std::move(job.table));
-  Client::setInstance(rt->client);
-  std::vector<std::string> where;
-  for (int d = 0; d < rt->client->numDevices(); ++d) where.push_back(rt->client->where(d));
-  installTerminationReport(describeTable(rt->client->table()), std::move(where));
-  // The last unregister_lib normally ends the job, but a shared library's image is
-  // unregistered from _dl_fini, after other libraries (UCX under MPICH) have run their
-  // destructors, which is too late for MPI_Finalize. This handler runs before _dl_fini,
-  // and after the executable's own unregistration (registered later, so run earlier).
-  std::atexit([] { stopOffload(); });
-  if (log::enabled(log::Level::Info, log::Offload)) {
-    log::info(log::Offload, "device table (%zu devices):", rt->client->table().size());
-    log::info(log::Offload, "%s", DeviceTable::header().c_str());
-    for (size_t i = 0; i < rt->client->table().size(); ++i)
-      log::info(log::Offload, "%s", rt->client->table().row(i).c_str());
-  }
+  startClient(*rt, std::move(job.table));
   return rt->client;
 }
 
