@@ -4,18 +4,10 @@
 
 #include <algorithm>
 
+#include "comm/mpi_check.h"
+#include "platform/hash.h"
+
 namespace ferry::coll {
-namespace {
-
-// MPI allows this call before MPI_Init and after MPI_Finalize.
-std::string libraryVersion() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(text, &len);
-  return std::string(text, static_cast<size_t>(std::max(len, 0)));
-}
-
-}  // namespace
 
 uint64_t defaultMinSize(std::string_view libraryVersion) {
   return libraryVersion.starts_with("MPICH Version:") ? 0 : 4 * 1024;
@@ -25,7 +17,7 @@ Settings Settings::fromConfig(const Config& cfg) {
   Settings s;
   const std::string& mode = cfg.text(Knob::CollMode);
   s.mode = mode == "on" ? Mode::On : mode == "off" ? Mode::Off : Mode::Auto;
-  s.minSize = cfg.isSet(Knob::CollMinSize) ? cfg.size(Knob::CollMinSize) : defaultMinSize(libraryVersion());
+  s.minSize = cfg.isSet(Knob::CollMinSize) ? cfg.size(Knob::CollMinSize) : defaultMinSize(comm::mpiLibraryVersion());
   s.stagedPerRank = cfg.size(Knob::CollStagedPerRank);
   s.chunkSize = cfg.size(Knob::CollChunkSize);
   s.directChunkSize = cfg.isSet(Knob::CollChunkSize) ? s.chunkSize : std::max(s.chunkSize, kDefaultDirectChunk);
@@ -48,13 +40,13 @@ Settings Settings::fromConfig(const Config& cfg) {
 }
 
 uint64_t Settings::fingerprint() const {
-  // FNV-1a over the decision inputs; the timeouts and the cache size may differ per rank.
-  uint64_t h = 1469598103934665603ull;
+  // The decision inputs, hashed little-endian; the timeouts and the cache size may differ
+  // per rank.
+  uint64_t h = kFnv1aStart;
   auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
+    uint8_t bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(v >> (8 * i));
+    h = fnv1a(bytes, sizeof bytes, h);
   };
   mix(static_cast<uint64_t>(mode));
   mix(minSize);

@@ -12,4 +12,9 @@ namespace ferry::comm {
 
 Status mpiStatus(int rc, const char* call, int peer = -1);
 
+// MPI_Get_library_version's text, which MPI allows before MPI_Init and after MPI_Finalize;
+// its first line names the library and version ("Open MPI v4.1.4, ...", "MPICH Version: 4.0").
+std::string mpiLibraryVersion();
+std::string mpiLibraryName();
+
 }  // namespace ferry::comm

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "comm/wire.h"
+#include "platform/hash.h"
 #include "platform/parse.h"
 #include "service/omptarget_abi.h"
 
@@ -136,11 +137,7 @@ uint64_t elfSymbolSize(const uint8_t* data, size_t len, const char* name) {
 }
 
 uint64_t imageHash(const uint8_t* data, size_t len) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < len; ++i) {
-    h ^= data[i];
-    h *= 1099511628211ull;
-  }
+  uint64_t h = fnv1a(data, len);
   return h ? h : 1;  // 0 means "no image" on the wire
 }
 

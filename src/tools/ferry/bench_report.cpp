@@ -11,6 +11,7 @@
 #include <fstream>
 #include <vector>
 
+#include "comm/mpi_check.h"
 #include "platform/topology.h"
 #include "tools/ferry/bench_proc.h"
 #include "tools/ferry/ferry_build_info.h"
@@ -22,27 +23,11 @@ namespace ferry::tools::bench {
 namespace fs = std::filesystem;
 namespace {
 
-std::string firstLine(std::string s) { return s.substr(0, s.find('\n')); }
-
 std::string cpuModel() {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);)
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown";
-}
-
-std::string mpiLibrary() {
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(lib, &len);  // allowed before MPI_Init
-  return firstLine(lib);
-}
-
-std::string quoted(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_of(" \t\"'$\\") == std::string::npos) return arg;
-  std::string out = "'";
-  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 }  // namespace
@@ -73,7 +58,7 @@ Status writeLines(const std::string& path, const std::vector<std::string>& lines
 
 std::vector<std::string> preamble(const std::vector<std::string>& command) {
   std::string cmd;
-  for (const auto& a : command) cmd += (cmd.empty() ? "" : " ") + quoted(a);
+  for (const auto& a : command) cmd += (cmd.empty() ? "" : " ") + shellWord(a);
   std::time_t now = std::time(nullptr);
   char date[64];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
@@ -85,7 +70,7 @@ std::vector<std::string> preamble(const std::vector<std::string>& command) {
       std::string("host: ") + u.nodename + ", Linux " + u.release + ", " + cpuModel(),
       "load: " + loadLine(),
       "Ferry: " FERRY_VERSION ", commit " FERRY_BUILD_COMMIT,
-      "MPI: " + mpiLibrary(),
+      "MPI: " + comm::mpiLibraryName(),
       "offload compiler: " FERRY_BUILD_OFFLOAD_CC,
   };
   std::string settings;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "comm/mpi_check.h"
 #include "comm/world.h"
 #include "offload/bootstrap.h"
 #include "platform/config.h"
@@ -102,10 +103,7 @@ int printTable(const InfoOptions& opt) {
                        {"details", e.description}});
       std::printf("%s\n", out.dump(2).c_str());
     } else {
-      char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-      int len = 0;
-      MPI_Get_library_version(lib, &len);
-      std::string libLine(lib, std::min<size_t>(std::strlen(lib), std::string(lib).find('\n')));
+      std::string libLine = comm::mpiLibraryName();
       std::printf("Ferry %s, %d ranks on %d node(s)%s; MPI: %s\n", FERRY_VERSION, w.size(), w.nodes().numNodes,
                   config().integer(Knob::VirtualNodes) > 1 ? " (virtual)" : "", libLine.c_str());
       std::printf("Rank 0 runs main; %zu device(s) in the job's table:\n\n", t.size());

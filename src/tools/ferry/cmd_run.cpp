@@ -13,13 +13,6 @@
 namespace ferry::tools {
 namespace {
 
-// `word` as a shell reads it back: as it is where it holds nothing a shell would expand.
-std::string shellWord(const std::string& word) {
-  bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                       "0123456789_@%+=:,./-") == std::string::npos;
-  return plain ? word : shellQuoted(word);
-}
-
 // A program that never loads libomptarget has no target regions for Ferry to serve: every
 // rank would run its main. Said before the job starts, not noticed from N copies of output.
 void warnIfNoOffloadRuntime(const std::string& exe, int ranks) {

@@ -95,6 +95,12 @@ bool bindingChosen(const std::vector<std::string>& launcherArgs) {
 
 }  // namespace
 
+std::string shellWord(const std::string& word) {
+  bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                       "0123456789_@%+=:,./-") == std::string::npos;
+  return plain ? word : shellQuoted(word);
+}
+
 std::string shellQuoted(const std::string& value, bool csh) {
   // A ' ends the quote, is escaped and reopens it; csh expands ! even inside quotes.
   std::string out = "'";

@@ -37,6 +37,9 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec,
                                                  std::vector<std::string>* environment = nullptr);
 // `value` in single quotes, which shells take literally (csh: with ! escaped too).
 std::string shellQuoted(const std::string& value, bool csh = false);
+// `word` as a shell reads it back: as it is where it holds nothing a shell would expand,
+// else quoted. For commands printed for a person to paste.
+std::string shellWord(const std::string& word);
 // Replaces this process with the command (does not return on success).
 Status execCommand(const std::vector<std::string>& argv);
 // Runs the command and returns its exit status. When it ended as a process killed by a
