@@ -20,9 +20,24 @@ Result<std::span<const uint8_t>> innerElf(std::span<const uint8_t> bytes) {
   return bin->image;
 }
 
-bool isX86Image(const __tgt_device_image* image) {
+Status checkX86Image(const __tgt_device_image* image) {
   auto elf = innerElf(imageBytes(image));
-  return elf && service::checkElf(elf->data(), elf->size()).isOk();
+  if (!elf) return elf.takeStatus();
+  return service::checkElf(elf->data(), elf->size());
+}
+
+bool isX86Image(const __tgt_device_image* image) { return checkX86Image(image).isOk(); }
+
+uint16_t imageMachine(const __tgt_device_image* image) {
+  auto elf = innerElf(imageBytes(image));
+  return elf ? service::elfMachine(elf->data(), elf->size()) : 0;
+}
+
+std::string describeImage(const __tgt_device_image* image) {
+  size_t count = static_cast<size_t>(image->EntriesEnd - image->EntriesBegin);
+  std::string text = "the program's device image (" + std::to_string(count) + (count == 1 ? " offload entry" : " offload entries");
+  if (count && image->EntriesBegin->name) text += std::string(": ") + image->EntriesBegin->name + (count > 1 ? ", ..." : "");
+  return text + ")";
 }
 
 Result<service::ImageRecord> recordFromImage(const __tgt_device_image* image) {

@@ -17,8 +17,14 @@ namespace ferry::offload {
 // The inner ELF of an OffloadBinary, or the bytes themselves when they are not wrapped.
 Result<std::span<const uint8_t>> innerElf(std::span<const uint8_t> bytes);
 
-// Whether the image is an x86_64 ELF that the stock host plugin on a serving rank can load.
+// Whether the image is an x86_64 ELF that the stock host plugin on a serving rank can load;
+// checkX86Image says why not.
+Status checkX86Image(const __tgt_device_image* image);
 bool isX86Image(const __tgt_device_image* image);
+// The image's ELF machine (62 x86_64, 190 CUDA), 0 when it is no ELF64 at all.
+uint16_t imageMachine(const __tgt_device_image* image);
+// "the program's device image (3 offload entries: __omp_offloading_..._main_l12, ...)".
+std::string describeImage(const __tgt_device_image* image);
 
 // The image's ELF, entries and identity (hash of the ELF).
 Result<service::ImageRecord> recordFromImage(const __tgt_device_image* image);

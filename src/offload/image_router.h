@@ -18,11 +18,15 @@ class ImageRouter {
  public:
   // Records an image libomptarget offers (is_valid_binary); returns whether Ferry takes it:
   // x86_64 images always, CUDA images when the job has GPU devices.
+  // A damaged x86_64 image is refused with an error that says so (its regions would run on
+  // the host); images for other machines belong to other plugins.
   bool offer(const __tgt_device_image* image, bool jobHasGpus);
   // The image a device of `kind` runs, among the siblings of `image`.
   Result<const __tgt_device_image*> select(const __tgt_device_image* image, service::DeviceKind kind) const;
 
  private:
+  bool remember(const __tgt_device_image* image, bool cpu);
+
   struct Siblings {
     const __tgt_device_image* cpu = nullptr;
     const __tgt_device_image* gpu = nullptr;
