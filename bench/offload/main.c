@@ -14,8 +14,8 @@ static const char kUsage[] =
 /* "64", "8K", "1M": bytes, or 0 when malformed. */
 static size_t parse_size(const char* s) {
   char* end = NULL;
+  if (*s < '0' || *s > '9') return 0; /* strtoull would take "-5" as 2^64 - 5 */
   unsigned long long v = strtoull(s, &end, 10);
-  if (end == s) return 0;
   if (*end == 'K' || *end == 'k') v <<= 10, ++end;
   else if (*end == 'M' || *end == 'm') v <<= 20, ++end;
   else if (*end == 'G' || *end == 'g') v <<= 30, ++end;

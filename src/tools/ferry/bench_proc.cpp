@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <deque>
 #include <fstream>
 #include <thread>
@@ -17,6 +19,47 @@ extern char** environ;
 
 namespace ferry::tools::bench {
 namespace {
+
+// The child leads a process group of its own, so that a timeout can end the launcher and
+// its ranks together; but then neither the terminal's Ctrl-C nor a signal sent to `ferry
+// bench` reaches them. These pass SIGINT, SIGTERM and SIGHUP on to the running child's group,
+// and `ferry bench` stops once it has ended.
+volatile sig_atomic_t gChildGroup = 0;
+volatile sig_atomic_t gStopSignal = 0;
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr double kStopGraceSeconds = 10;  // then SIGKILL: a launcher may wait on a stuck rank
+
+void onStopSignal(int sig) {
+  gStopSignal = sig;
+  if (gChildGroup > 0) {
+    kill(-static_cast<pid_t>(gChildGroup), sig);
+    return;
+  }
+  signal(sig, SIG_DFL);  // no child runs: stop now
+  raise(sig);
+}
+
+void forwardStopSignals() {
+  static const bool installed = [] {
+    struct sigaction sa {};
+    sa.sa_handler = onStopSignal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : kStopSignals) sigaction(sig, &sa, nullptr);
+    return true;
+  }();
+  (void)installed;
+}
+
+// After the child a stop signal ended: this process ends of the same signal, as a shell's
+// foreground job would, so that scripts see it; nothing more is started.
+void stopIfSignalled(const std::string& logPath) {
+  int sig = gStopSignal;
+  if (!sig) return;
+  std::fprintf(stderr, "ferry bench: stopped by %s; the run in progress was ended (its output: %s)\n", strsignal(sig),
+               logPath.c_str());
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 std::vector<std::string> childEnvironment(const std::map<std::string, std::optional<std::string>>& changes) {
   std::vector<std::string> env;
@@ -43,13 +86,19 @@ ChildResult waitFor(pid_t pid, double timeout) {
   auto start = Clock::now();
   ChildResult r;
   int status = 0;
+  std::optional<Clock::time_point> stopAsked;
+  bool killed = false;
   for (;;) {
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) break;
-    double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    if (!r.timedOut && elapsed > timeout) {
-      r.timedOut = true;
+    auto now = Clock::now();
+    double elapsed = std::chrono::duration<double>(now - start).count();
+    if (gStopSignal && !stopAsked) stopAsked = now;
+    bool stopOverdue = stopAsked && std::chrono::duration<double>(now - *stopAsked).count() > kStopGraceSeconds;
+    if (!killed && (elapsed > timeout || stopOverdue)) {
+      r.timedOut = !stopAsked;
+      killed = true;
       kill(-pid, SIGKILL);  // the child leads its own group: this ends the launcher and its ranks
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -69,17 +118,32 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, spec.logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  // Stop signals stay blocked from before the spawn until the child's group is recorded, so
+  // that none can arrive in between and leave the child running; the child starts with
+  // them unblocked.
+  forwardStopSignals();
+  sigset_t stops, before, none;
+  sigemptyset(&stops);
+  sigemptyset(&none);
+  for (int sig : kStopSignals) sigaddset(&stops, sig);
+  sigprocmask(SIG_BLOCK, &stops, &before);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigmask(&attr, &none);
   std::vector<char*> cargv = cStrings(argv), cenv = cStrings(env);
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, argv[0].c_str(), &files, &attr, cargv.data(), cenv.data());
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
+  if (rc == 0) gChildGroup = pid;
+  sigprocmask(SIG_SETMASK, &before, nullptr);
   if (rc != 0) return Status(Errc::NotFound, "cannot start " + argv[0] + ": " + std::strerror(rc));
-  return waitFor(pid, spec.timeoutSeconds);
+  ChildResult result = waitFor(pid, spec.timeoutSeconds);
+  gChildGroup = 0;
+  stopIfSignalled(spec.logPath);
+  return result;
 }
 
 std::string tailOf(const std::string& path, int lines) {

@@ -30,7 +30,10 @@ void addOffloadOptions(CLI::App& sub, bench::OffloadOptions& o) {
   sub.add_option("--virtual-nodes", o.virtualNodes, "FERRY_VIRTUAL_NODES of the Ferry runs (2: a cross-node and a "
                                                     "same-node device pair with -n 4)")
       ->check(CLI::Range(1, 64));
-  sub.add_option("--sizes", o.sizes, "message sizes, e.g. 1,8K,1M (default: 1 B to 64 MiB in powers of two)");
+  // At most the benchmark program's 64 sizes (bench/offload/bench.h); 1 GiB is 16 times OSU's
+  // largest, and a run holds buffers of the largest size on rank 0 and every device.
+  sub.add_option("--sizes", o.sizes, "message sizes, e.g. 1,8K,1M (default: 1 B to 64 MiB in powers of two)")
+      ->check(sizeList(uint64_t{1} << 30, 64));
   sub.add_option("--budget", o.budget, "seconds one measurement's timed loop may take (OSU counts are cut to it)")
       ->check(positive());
   sub.add_option("--timeout", o.timeout, "seconds one run may take")->check(positive());
@@ -46,8 +49,9 @@ void addXsOptions(CLI::App& sub, bench::XsOptions& o) {
   sub.add_option("--virtual-nodes", o.virtualNodes, "FERRY_VIRTUAL_NODES (default: one per rank)")
       ->check(CLI::Range(1, 64));
   sub.add_option("-r,--reps", o.reps, "repetitions of the whole run; medians are reported")->check(CLI::Range(1, 100));
-  sub.add_option("--lookups", o.lookups, "lookups of the strong-scaling series");
-  sub.add_option("--weak-lookups", o.weakLookups, "lookups per device of the weak-scaling series");
+  sub.add_option("--lookups", o.lookups, "lookups of the strong-scaling series")->check(count(1, 1e12));
+  sub.add_option("--weak-lookups", o.weakLookups, "lookups per device of the weak-scaling series")
+      ->check(count(1, 1e12));
   sub.add_option("--gridpoints", o.gridpoints, "energy points per nuclide")->check(CLI::Range(2, 1 << 24));
   sub.add_option("--trials", o.trials, "timed trials per point inside a run (their median is taken)")
       ->check(CLI::Range(1, 64));

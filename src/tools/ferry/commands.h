@@ -4,9 +4,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+
 #include <exception>
 #include <functional>
 #include <string>
+
+#include "platform/parse.h"
 
 namespace ferry::tools {
 
@@ -26,6 +30,42 @@ inline CLI::Validator positive() {
         return "must be more than 0, not " + text;
       },
       "> 0");
+}
+
+// A whole number from `low` to `high`. CLI11's own parsing takes "-5" for an unsigned option
+// as 2^64 - 5; this checks the text as typed.
+inline CLI::Validator count(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end || v != static_cast<double>(static_cast<long long>(v)))
+          return "'" + text + "' is not a whole number";
+        if (v < low || v > high) return text + " is not in " + CLI::detail::to_string(static_cast<long long>(low)) + " to " +
+                                        CLI::detail::to_string(static_cast<long long>(high));
+        return {};
+      },
+      "COUNT");
+}
+// Comma-separated message sizes (1,8K,1M), each from 1 B to `most` bytes, at most `items`:
+// checked here, before any run starts, not by the first benchmark program.
+inline CLI::Validator sizeList(uint64_t most, size_t items) {
+  return CLI::Validator(
+      [most, items](std::string& text) -> std::string {
+        size_t n = 0;
+        for (size_t start = 0; start <= text.size(); ++n) {
+          size_t comma = text.find(',', start);
+          std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          auto bytes = parse::size(item);
+          if (!bytes || *bytes == 0 || *bytes > most)
+            return "'" + item + "' is no message size from 1 B to " + parse::formatSize(most) + " (1, 8K, 1M, ...)";
+          if (comma == std::string::npos) break;
+          start = comma + 1;
+        }
+        if (n + 1 > items) return "at most " + std::to_string(items) + " sizes";
+        return {};
+      },
+      "SIZES");
 }
 
 Command addEnvCommand(CLI::App& app);
