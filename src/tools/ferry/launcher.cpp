@@ -121,8 +121,11 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
   };
   set("LD_LIBRARY_PATH", prependedLibraryPath(*dir));
   if (!spec.preload.empty()) {
+    // Ferry's libraries first, then what the user preloads already (a profiler, say), which
+    // used to be dropped. Where both define an MPI function, the first one's runs.
     std::string pre;
     for (const auto& p : spec.preload) pre += (pre.empty() ? "" : ":") + p;
+    if (const char* old = std::getenv("LD_PRELOAD"); old && *old) pre += std::string(":") + old;
     set("LD_PRELOAD", pre);
   }
 
