@@ -1,5 +1,6 @@
 #include "offload/bootstrap.h"
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,6 +137,16 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
   return n;
 }
 
+// libomp registers each process in /dev/shm (__KMP_REGISTERED_LIB_<pid>_<uid>) and removes
+// the entry in its exit handlers, which _exit skips: every serving rank left one behind. A
+// hard pause (OpenMP 5.0) ends the runtime, entry included. Looked up, not linked: the
+// plugin does not link libomp, which the program has loaded.
+void shutDownOpenMpRuntime() {
+  using PauseAll = int (*)(int);
+  constexpr int kOmpPauseHard = 2;  // omp_pause_hard in omp.h
+  if (auto pause = reinterpret_cast<PauseAll>(dlsym(RTLD_DEFAULT, "omp_pause_resource_all"))) pause(kOmpPauseHard);
+}
+
 [[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices,
                                std::vector<int> globalIds) {
   Status st;
@@ -164,6 +175,7 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
   // _exit: this process never ran main, so it must not run the application's destructors.
   // Its streams are flushed first: a kernel's last line without a newline (direct output).
   std::fflush(nullptr);
+  shutDownOpenMpRuntime();
   _exit(st ? 0 : 1);
 }
 
