@@ -1,7 +1,9 @@
 #include "service/crash_report.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,6 +24,25 @@ char gPrefix[256];
 const char* gWho = "serving rank";
 std::atomic<bool> gExitReport{false};
 std::once_flag gExitOnce;
+constexpr size_t kCrashStackBytes = 64 * 1024;  // the report formats in buffers on it
+// The lowest address of this thread's stack, set with its CrashStack: a fault just below it
+// is the stack overflowing.
+thread_local uintptr_t tStackLow = 0;
+
+uintptr_t stackLowOfThisThread() {
+  pthread_attr_t attr;
+  void* low = nullptr;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  return reinterpret_cast<uintptr_t>(low);
+}
+
+bool overflowedStack(const void* address) {
+  auto a = reinterpret_cast<uintptr_t>(address);
+  return tStackLow && a < tStackLow + 4096 && a + 1024 * 1024 > tStackLow;  // guard pages and a little below
+}
 
 // A kernel that faults on memory most often dereferenced a pointer whose target no map
 // clause gave the device; the address and where to read about it save the user a debugger.
@@ -30,14 +51,18 @@ void onFatal(int sig, siginfo_t* info, void*) {
   const char* what = gActivity.load();
   bool memory = (sig == SIGSEGV || sig == SIGBUS) && info;
   bool kernel = what && strncmp(what, "kernel ", 7) == 0;
+  bool overflow = memory && overflowedStack(info->si_addr);
   char at[64] = "";
   if (memory) std::snprintf(at, sizeof at, " at address %p", info->si_addr);
   int n = std::snprintf(line, sizeof line, "%sserving rank crashed: %s (signal %d)%s %s%s%s\n", gPrefix,
                         strsignal(sig), sig, at, what ? "while running " : "while idle", what ? what : "",
-                        memory && kernel ? "; a kernel faults so when it dereferences memory that no map clause "
-                                           "gave the device (docs/user-guide.md, \"Host memory a kernel was never "
-                                           "given\")"
-                                         : "");
+                        overflow ? "; that is past the end of the thread's stack: the kernel overflowed it (deep "
+                                   "recursion, large local arrays). Raise the serving ranks' stack limit (ulimit -s "
+                                   "before the launcher; OMP_STACKSIZE for a kernel's parallel threads)"
+                        : memory && kernel ? "; a kernel faults so when it dereferences memory that no map clause "
+                                             "gave the device (docs/user-guide.md, \"Host memory a kernel was never "
+                                             "given\")"
+                                           : "");
   if (n > 0) log::writeRaw(line, std::min(static_cast<size_t>(n), sizeof line - 1));
   salvageCapturedOutput();  // what the kernel printed before it crashed
   signal(sig, SIG_DFL);
@@ -74,11 +99,36 @@ void installExitReport(const char* who) {
   gExitReport.store(true);
 }
 
+CrashStack::CrashStack() {
+  void* p = mmap(nullptr, kCrashStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;  // the report then needs room on the thread's own stack
+  stack_t ss{};
+  ss.ss_sp = p;
+  ss.ss_size = kCrashStackBytes;
+  if (sigaltstack(&ss, nullptr) != 0) {
+    munmap(p, kCrashStackBytes);
+    return;
+  }
+  stack_ = p;
+  tStackLow = stackLowOfThisThread();
+}
+
+CrashStack::~CrashStack() {
+  if (!stack_) return;
+  stack_t off{};
+  off.ss_flags = SS_DISABLE;
+  sigaltstack(&off, nullptr);
+  munmap(stack_, kCrashStackBytes);
+  tStackLow = 0;
+}
+
 void installCrashReport() {
   installExitReport("serving rank");
+  static CrashStack* mainThread = new CrashStack();  // the thread that serves, for the process's life
+  (void)mainThread;
   struct sigaction sa {};
   sa.sa_sigaction = onFatal;
-  sa.sa_flags = SA_SIGINFO;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
 }

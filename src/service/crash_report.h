@@ -12,6 +12,20 @@ void installCrashReport();
 // signal handling); `who` names the rank in it. Its handler is registered at the first
 // kernel, after every exit handler that waits for the devices, so that it runs first.
 void installExitReport(const char* who);
+// Gives the calling thread a stack of its own for the crash report while it lives: a kernel
+// that overflows its thread's stack leaves no room there to run the handler, and the rank
+// died unexplained. For threads that run kernels (the serving rank's main thread, device
+// workers); libomp's own threads have none.
+class CrashStack {
+ public:
+  CrashStack();
+  ~CrashStack();
+  CrashStack(const CrashStack&) = delete;
+  CrashStack& operator=(const CrashStack&) = delete;
+
+ private:
+  void* stack_ = nullptr;
+};
 // Marks the start and end of work that may crash. `what` must outlive the activity (it is
 // not copied: this runs for every kernel launch).
 void setActivity(const char* what);

@@ -475,7 +475,9 @@ Status enable(pid_t hostPid, Mode mode) {
     }
     struct sigaction sa {};
     sa.sa_sigaction = onFault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;  // a fault inside the handler must reach the crash report
+    // SA_NODEFER: a fault inside the handler must reach the crash report. SA_ONSTACK: so must a
+    // kernel that overflowed its stack (CrashStack gives the thread another one).
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, &gPrevious) != 0)
       result = Status(Errc::Internal, std::string("host pager: sigaction failed: ") + std::strerror(errno));

@@ -1,6 +1,7 @@
 #include "service/worker.h"
 
 #include "platform/trace.h"
+#include "service/crash_report.h"
 
 namespace ferry::service {
 
@@ -27,6 +28,7 @@ std::shared_ptr<Completion> Worker::submit(std::function<Status()> job) {
 
 void Worker::loop() {
   trace::nameThread("device worker");
+  CrashStack crashStack;  // this thread runs kernels
   std::unique_lock lock(mutex_);
   while (true) {
     cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
