@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "comm/liveness.h"
@@ -285,6 +286,21 @@ Client* startOffload() {
   warnIfHostOnOneCore();
   startClient(*rt, std::move(job.table));
   return rt->client;
+}
+
+void drainTargetTasksAtExit() {
+  // An exit handler registered now, after the program's constructors registered the image's
+  // unregistration, runs before it; libomp ends later still, in its destructor. Only on the
+  // main thread: a taskwait waits for the children of the calling thread's task, and the
+  // initial task is the one that made the program's nowait regions.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::atexit([] {
+      using Taskwait = void (*)();
+      auto taskwait = reinterpret_cast<Taskwait>(dlsym(RTLD_DEFAULT, "GOMP_taskwait"));
+      if (taskwait && gettid() == getpid() && gRuntime && !gRuntime->stopped) taskwait();
+    });
+  });
 }
 
 void stopOffload() {

@@ -33,5 +33,9 @@ std::string noDeviceMessage(int ranks);
 Client* startOffload();
 // Rank 0, after the last image is unregistered: releases the serving ranks, ends MPI.
 void stopOffload();
+// Rank 0, at its first device operation: makes the end of the program wait for target
+// regions still pending as tasks (nowait without taskwait) before libomptarget unregisters
+// the program's images, so that they run to the end instead of failing half-way.
+void drainTargetTasksAtExit();
 
 }  // namespace ferry::offload

@@ -2,19 +2,21 @@
 // under the x86_64 slot's names. Each entry point validates its device id, calls the
 // client, and converts a failure into OFFLOAD_FAIL plus exactly one log line that names
 // the operation, the device, the serving rank and its host.
-#include <atomic>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
 #include "offload/bootstrap.h"
 #include "offload/client.h"
-#include "offload/wait_report.h"
 #include "offload/host_image.h"
+#include "offload/wait_report.h"
 #include "platform/clock.h"
 #include "platform/log.h"
-#include "platform/trace.h"
 #include "platform/parse.h"
+#include "platform/trace.h"
 #include "service/omptarget_abi.h"
 
 #define FERRY_EXPORT extern "C" __attribute__((visibility("default")))
@@ -46,11 +48,24 @@ bool validDevice(int32_t id, const char* op) {
   return false;
 }
 
+// An operation refused because Ferry's exit handler has ended MPI. On the main thread that is
+// libomptarget's own clean-up at exit (a shared library's images), not worth alarming anyone
+// about. On another thread it is a target task the program left pending when main returned
+// (nowait without taskwait), which can no longer run: said as such, not as a lost device.
+void reportAfterShutdown(const Status& st, const char* op, int32_t id) {
+  std::string where = id >= 0 ? " on " + client().where(id) : std::string();
+  if (gettid() == getpid()) {
+    log::info(log::Offload, "%s%s: %s", op, where.c_str(), st.message().c_str());
+    return;
+  }
+  failed("%s%s: main returned while this target task was still pending (nowait without a taskwait), and Ferry "
+         "ended MPI at exit, so it cannot run. Wait for such regions before main returns (#pragma omp taskwait)",
+         op, where.c_str());
+}
+
 int32_t report(const Status& st, const char* op, int32_t id) {
   if (st.isOk()) return abi::kOffloadSuccess;
-  // At exit, libomptarget may still run a shared library's declare-target destructors after
-  // Ferry has ended MPI; that is expected, not an error worth alarming anyone.
-  if (client().isShutDown()) log::info(log::Offload, "%s on %s: %s", op, client().where(id).c_str(), st.message().c_str());
+  if (client().isShutDown()) reportAfterShutdown(st, op, id);
   else failed("%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
   return abi::kOffloadFail;
 }
@@ -122,6 +137,7 @@ FERRY_EXPORT int64_t __tgt_rtl_init_requires(int64_t flags) {
 FERRY_EXPORT int32_t __tgt_rtl_init_device(int32_t id) {
   TraceCall traced("init_device", id, 0);
   if (!validDevice(id, "init_device")) return abi::kOffloadFail;
+  drainTargetTasksAtExit();
   return report(client().initDevice(id), "init_device", id);
 }
 
@@ -203,8 +219,10 @@ FERRY_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info* ai) {
   Status st = client().synchronize(*q);
   delete q;
   ai->Queue = nullptr;
-  if (!st) failed("synchronize: %s", st.message().c_str());
-  return st ? abi::kOffloadSuccess : abi::kOffloadFail;
+  if (st) return abi::kOffloadSuccess;
+  if (client().isShutDown()) reportAfterShutdown(st, "synchronize", id);
+  else failed("synchronize: %s", st.message().c_str());
+  return abi::kOffloadFail;
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info* ai) {
@@ -215,7 +233,8 @@ FERRY_EXPORT int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info* ai) {
   delete q;
   ai->Queue = nullptr;
   if (!done) {
-    failed("nowait region: %s", done.status().message().c_str());
+    if (client().isShutDown()) reportAfterShutdown(done.status(), "nowait region", id);
+    else failed("nowait region: %s", done.status().message().c_str());
     return abi::kOffloadFail;
   }
   return abi::kOffloadSuccess;
