@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <cstring>
+#include <mutex>
 
 #include "comm/mailbox.h"
 #include "comm/mpi_check.h"
@@ -73,15 +74,62 @@ void LivenessResponder::loop() {
   }
 }
 
+namespace {
+
+constexpr int kPongBytes = 128;  // a Reply message, with room to spare
+
+// A probe whose watch ended before it was answered, kept with its buffers until it is.
+struct UnansweredProbe {
+  MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
+  std::vector<uint8_t> ping;
+  std::unique_ptr<uint8_t[]> pong;
+  bool settled() {
+    for (MPI_Request* r : {&send, &recv}) {
+      int done = 0;
+      if (*r != MPI_REQUEST_NULL) MPI_Test(r, &done, MPI_STATUS_IGNORE);
+    }
+    return send == MPI_REQUEST_NULL && recv == MPI_REQUEST_NULL;
+  }
+};
+
+std::mutex gUnansweredMutex;
+std::vector<UnansweredProbe>& unanswered() {
+  static auto* probes = new std::vector<UnansweredProbe>();  // used until MPI_Finalize
+  return *probes;
+}
+
+void dropSettled() { std::erase_if(unanswered(), [](UnansweredProbe& p) { return p.settled(); }); }
+
+}  // namespace
+
+void settleUnansweredProbes(double seconds) {
+  std::lock_guard lock(gUnansweredMutex);
+  uint64_t end = nowNs() + static_cast<uint64_t>(seconds * 1e9);
+  for (dropSettled(); !unanswered().empty() && nowNs() < end; dropSettled()) {
+    timespec ts{0, 1000000};
+    nanosleep(&ts, nullptr);
+  }
+  for (auto& p : unanswered()) {
+    if (p.recv != MPI_REQUEST_NULL) MPI_Cancel(&p.recv);  // never answered: nothing left to match
+    for (MPI_Request* r : {&p.send, &p.recv})
+      if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
+  }
+  unanswered().clear();
+}
+
 PeerWatch::PeerWatch(MPI_Comm comm, int peer, TagPool& tags)
-    : comm_(comm), peer_(peer), tags_(tags), lastHeardNs_(nowNs()), lastPollNs_(lastHeardNs_) {}
+    : comm_(comm),
+      peer_(peer),
+      tags_(tags),
+      lastHeardNs_(nowNs()),
+      lastPollNs_(lastHeardNs_),
+      pongBuf_(std::make_unique<uint8_t[]>(kPongBytes)) {}
 
 PeerWatch::~PeerWatch() {
-  for (MPI_Request* r : {&pingSend_, &pongRecv_}) {
-    if (*r == MPI_REQUEST_NULL) continue;
-    MPI_Cancel(r);
-    MPI_Request_free(r);
-  }
+  if (pingSend_ == MPI_REQUEST_NULL && pongRecv_ == MPI_REQUEST_NULL) return;
+  std::lock_guard lock(gUnansweredMutex);
+  dropSettled();  // a long job ends many watches; keep only what is still in flight
+  unanswered().push_back({pingSend_, pongRecv_, std::move(pingMsg_), std::move(pongBuf_)});
 }
 
 void PeerWatch::heardFrom() { lastHeardNs_ = nowNs(); }
@@ -112,7 +160,7 @@ Status PeerWatch::poll(std::string_view what) {
   if (quiet >= heartbeat && pongRecv_ == MPI_REQUEST_NULL && pingSend_ == MPI_REQUEST_NULL) {
     int tag = tags_.next();
     pingMsg_ = encode(MsgType::Ping, kNoDevice, 0, PingMsg{tag});
-    if (Status st = mpiStatus(MPI_Irecv(pongBuf_, sizeof pongBuf_, MPI_BYTE, peer_, tag, comm_, &pongRecv_),
+    if (Status st = mpiStatus(MPI_Irecv(pongBuf_.get(), kPongBytes, MPI_BYTE, peer_, tag, comm_, &pongRecv_),
                               "MPI_Irecv(liveness reply)", peer_);
         !st)
       return st;

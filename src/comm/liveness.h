@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -51,8 +52,13 @@ class PeerWatch {
   uint64_t lastHeardNs_;
   uint64_t lastPollNs_;
   MPI_Request pingSend_ = MPI_REQUEST_NULL, pongRecv_ = MPI_REQUEST_NULL;
-  uint8_t pingBuf_[128] = {}, pongBuf_[128] = {};
+  std::unique_ptr<uint8_t[]> pongBuf_;  // on the heap: an unanswered probe outlives the watch
   std::vector<uint8_t> pingMsg_;
 };
+
+// Before MPI_Finalize: waits up to `seconds` for the answers to probes whose watch ended
+// first, then cancels what is left. Cancelled instead, an answer already on its way found
+// no receive and MPI_Finalize warned about it (UCX: "unexpected tag-receive descriptor").
+void settleUnansweredProbes(double seconds);
 
 }  // namespace ferry::comm

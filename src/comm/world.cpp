@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "comm/cma.h"
+#include "comm/liveness.h"
 #include "comm/mpi_check.h"
 #include "platform/config.h"
 #include "platform/log.h"
@@ -192,6 +193,8 @@ Path World::pathTo(int peer) const {
 Status World::finalize() {
   if (finalized_) return {};
   finalized_ = true;
+  // Answers take microseconds; 0.2 s bounds the wait for one whose probe was never read.
+  settleUnansweredProbes(0.2);
   if (nodes_.nodeComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.nodeComm);
   if (nodes_.leaderComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.leaderComm);
   MPI_Comm_free(&comm_);
