@@ -83,6 +83,7 @@ Command addDoctorCommand(CLI::App& app) {
   app.add_option("-n,--np", *ranks, "ranks to start when not already inside an MPI job")->check(rankCount());
   return [ranks] {
     if (underMpiLauncher()) return jobReport();
+    if (refusedForSettings("ferry doctor")) return 1;
     LaunchSpec spec;
     spec.ranks = *ranks;
     spec.program = {selfDir() + "/ferry", "doctor"};

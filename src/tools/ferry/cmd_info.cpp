@@ -129,11 +129,7 @@ Command addInfoCommand(CLI::App& app) {
   return [opt] {
     if (opt->config) return printConfig(opt->json, opt->markdown);
     if (underMpiLauncher()) return printTable(*opt);
-    // An invalid setting would stop every rank of the job, each saying so: say it once here.
-    if (Status st = initPlatform(); !st) {
-      std::fprintf(stderr, "ferry info: %s\n", st.message().c_str());
-      return 1;
-    }
+    if (refusedForSettings("ferry info")) return 1;
     // Started from a shell: start the job that the table describes.
     LaunchSpec spec;
     spec.ranks = opt->ranks;

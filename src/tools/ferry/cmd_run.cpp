@@ -26,6 +26,76 @@ void warnIfNoOffloadRuntime(const std::string& exe, int ranks) {
             exe.c_str(), ranks);
 }
 
+// What ferry run checks before it starts anything: each problem is said once, here, rather
+// than by every rank. Returns the exit status to end with, or -1 to go on.
+int refusedBeforeLaunch(LaunchSpec& spec) {
+  if (spec.program.empty()) {
+    std::fprintf(stderr, "ferry run: no program given (ferry run -n 3 ./app)\n");
+    return 2;
+  }
+  // An option ferry run does not know ends up here, before the program: say so rather
+  // than hand it to the launcher.
+  if (spec.program.front().starts_with("-")) {
+    std::fprintf(stderr,
+                 "ferry run: unknown option %s; ferry run's options go before the program (ferry run --help), "
+                 "and --launcher-arg ARG passes one to the MPI launcher\n",
+                 spec.program.front().c_str());
+    return 2;
+  }
+  // An invalid setting stops every rank of an offload job, each saying so. (Under --pmpi the
+  // interposer hands every call to the library instead and says why: the job still runs.)
+  if (spec.offload && refusedForSettings("ferry run")) return 1;
+  // With offloading disabled libomptarget never loads the plugin, so every rank would run
+  // main: run one.
+  const char* offload = std::getenv("OMP_TARGET_OFFLOAD");
+  if (offload && strcasecmp(offload, "disabled") == 0 && spec.ranks != 1) {
+    log::info(log::Init, "OMP_TARGET_OFFLOAD=DISABLED: running 1 rank instead of %d", spec.ranks);
+    spec.ranks = 1;
+  }
+  return -1;
+}
+
+// A command that reproduces the run when pasted: the environment ferry run sets too.
+std::string dryRunLine(const std::vector<std::string>& environment, const std::vector<std::string>& argv) {
+  std::string line = environment.empty() ? "" : "env";
+  for (const auto& e : environment) line += " " + shellWord(e);
+  for (const auto& a : argv) line += (line.empty() ? "" : " ") + shellWord(a);
+  return line;
+}
+
+int runProgram(LaunchSpec& spec, bool dryRun, bool pmpi) {
+  if (pmpi) {
+    spec.offload = false;
+    auto lib = pmpiLibrary();
+    if (!lib) {
+      std::fprintf(stderr, "ferry run --pmpi: %s\n", lib.status().message().c_str());
+      return 1;
+    }
+    spec.preload.push_back(*lib);
+  }
+  if (int refused = refusedBeforeLaunch(spec); refused >= 0) return refused;
+  std::vector<std::string> environment;
+  auto argv = launcherCommand(spec, &environment);
+  if (!argv) {
+    std::fprintf(stderr, "ferry run: %s\n", argv.status().message().c_str());
+    return 1;
+  }
+  if (dryRun) {
+    std::printf("%s\n", dryRunLine(environment, *argv).c_str());
+    return 0;
+  }
+  // Checked here, once, rather than by the launcher once per rank; the launcher's search
+  // (LD_LIBRARY_PATH included) is what launcherCommand has just set up.
+  int exitCode = 0;
+  auto exe = resolveProgram(spec.program.front(), exitCode);
+  if (!exe) {
+    std::fprintf(stderr, "ferry run: cannot start %s\n", exe.status().message().c_str());
+    return exitCode;
+  }
+  if (spec.offload && spec.ranks > 1) warnIfNoOffloadRuntime(*exe, spec.ranks);
+  return runAndMirror(*argv);
+}
+
 }  // namespace
 
 Command addRunCommand(CLI::App& app) {
@@ -48,59 +118,7 @@ Command addRunCommand(CLI::App& app) {
   app.footer("Usage: ferry run [-n N] [--pmpi] [--launcher-arg ARG]... [--] PROGRAM [ARGS...]");
   return [spec, dryRun, pmpi, &app] {
     spec->program = app.remaining();
-    if (spec->program.empty()) {
-      std::fprintf(stderr, "ferry run: no program given (ferry run -n 3 ./app)\n");
-      return 2;
-    }
-    // An option ferry run does not know ends up here, before the program: say so rather
-    // than hand it to the launcher.
-    if (spec->program.front().starts_with("-")) {
-      std::fprintf(stderr,
-                   "ferry run: unknown option %s; ferry run's options go before the program (ferry run --help), "
-                   "and --launcher-arg ARG passes one to the MPI launcher\n",
-                   spec->program.front().c_str());
-      return 2;
-    }
-    // With offloading disabled libomptarget never loads the plugin, so every rank would run
-    // main: run one.
-    const char* offload = std::getenv("OMP_TARGET_OFFLOAD");
-    if (offload && strcasecmp(offload, "disabled") == 0 && spec->ranks != 1) {
-      log::info(log::Init, "OMP_TARGET_OFFLOAD=DISABLED: running 1 rank instead of %d", spec->ranks);
-      spec->ranks = 1;
-    }
-    if (*pmpi) {
-      spec->offload = false;
-      auto lib = pmpiLibrary();
-      if (!lib) {
-        std::fprintf(stderr, "ferry run --pmpi: %s\n", lib.status().message().c_str());
-        return 1;
-      }
-      spec->preload.push_back(*lib);
-    }
-    std::vector<std::string> environment;
-    auto argv = launcherCommand(*spec, &environment);
-    if (!argv) {
-      std::fprintf(stderr, "ferry run: %s\n", argv.status().message().c_str());
-      return 1;
-    }
-    if (*dryRun) {
-      // A command that reproduces the run when pasted: the environment ferry run sets too.
-      std::string line = environment.empty() ? "" : "env";
-      for (const auto& e : environment) line += " " + shellWord(e);
-      for (const auto& a : *argv) line += (line.empty() ? "" : " ") + shellWord(a);
-      std::printf("%s\n", line.c_str());
-      return 0;
-    }
-    // Checked here, once, rather than by the launcher once per rank; the launcher's search
-    // (LD_LIBRARY_PATH included) is what launcherCommand has just set up.
-    int exitCode = 0;
-    auto exe = resolveProgram(spec->program.front(), exitCode);
-    if (!exe) {
-      std::fprintf(stderr, "ferry run: cannot start %s\n", exe.status().message().c_str());
-      return exitCode;
-    }
-    if (spec->offload && spec->ranks > 1) warnIfNoOffloadRuntime(*exe, spec->ranks);
-    return runAndMirror(*argv);
+    return runProgram(*spec, *dryRun, *pmpi);
   };
 }
 

@@ -4,12 +4,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <exception>
 #include <functional>
 #include <string>
 
+#include "platform/init.h"
 #include "platform/parse.h"
 
 namespace ferry::tools {
@@ -66,6 +68,15 @@ inline CLI::Validator sizeList(uint64_t most, size_t items) {
         return {};
       },
       "SIZES");
+}
+
+// A command about to start a job says once that a FERRY_* setting is invalid, instead of
+// letting every rank stop on it; true when it did (the command then exits 1).
+inline bool refusedForSettings(const char* command) {
+  Status st = initPlatform();
+  if (st) return false;
+  std::fprintf(stderr, "%s: %s; nothing was started\n", command, st.message().c_str());
+  return true;
 }
 
 Command addEnvCommand(CLI::App& app);
