@@ -1,6 +1,9 @@
 #include "platform/config.h"
 
+#include <strings.h>
+
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 #include <optional>
 
@@ -54,6 +57,17 @@ std::string closestKnob(std::string_view name) {
   return bestDist <= std::max<size_t>(1, own / 3) ? best : std::string();
 }
 
+// The knob a variable names in another case (ferry_timeout: FERRY_TIMEOUT), else "".
+std::string spelledInOtherCase(const std::string& entry) {
+  std::string name = entry.substr(0, entry.find('='));
+  std::string upper = name;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (upper == name) return {};
+  for (const auto& spec : knobTable())
+    if (upper == spec.name) return upper;
+  return {};
+}
+
 }  // namespace
 
 const char* knobTypeName(KnobType t) {
@@ -83,7 +97,7 @@ Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value
       return {};
     }
     case KnobType::Count:
-      if (text == "all") { out.i = -1; return {}; }
+      if (parse::keyword(text) == "all") { out.i = -1; return {}; }
       [[fallthrough]];
     case KnobType::Int: {
       auto v = parse::integer(text);
@@ -104,7 +118,8 @@ Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value
       return {};
     }
     case KnobType::Enum:
-      if (!enumContains(spec.choices, text)) return bad();
+      out.s = parse::keyword(text);  // what the settings' users compare with their choices
+      if (!enumContains(spec.choices, out.s)) return bad();
       return {};
     case KnobType::String:
       return spec.check ? spec.check(text) : Status();
@@ -126,7 +141,11 @@ Config Config::defaults() {
 Config Config::parse(std::span<const std::string> env) {
   Config cfg = defaults();
   for (const std::string& entry : env) {
-    if (entry.rfind("FERRY_", 0) != 0) continue;
+    if (entry.rfind("FERRY_", 0) != 0) {
+      if (std::string upper = spelledInOtherCase(entry); !upper.empty())
+        cfg.warnings_.push_back(entry.substr(0, entry.find('=')) + " is ignored: settings are upper case (" + upper + ")");
+      continue;
+    }
     size_t eq = entry.find('=');
     std::string name = entry.substr(0, eq);
     std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
@@ -168,8 +187,9 @@ Result<Config> Config::fromEntries(std::span<const std::string> env) {
 
 std::vector<std::string> Config::environmentEntries() {
   std::vector<std::string> env;
+  // Any case: a setting spelled ferry_timeout is warned about, not silently ignored.
   for (char** e = environ; e && *e; ++e)
-    if (std::string_view(*e).rfind("FERRY_", 0) == 0) env.emplace_back(*e);
+    if (strncasecmp(*e, "FERRY_", 6) == 0) env.emplace_back(*e);
   return env;
 }
 

@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
+
+#include "platform/parse.h"
 
 namespace ferry::log {
 namespace detail {
@@ -51,7 +54,8 @@ Result<Filter> parseSpec(std::string_view spec) {
   bool first = true, levelGiven = false;
   while (true) {
     size_t comma = spec.find(',');
-    std::string_view word = spec.substr(0, comma);
+    // Any case and blanks, as NCCL_DEBUG=INFO is usually written.
+    std::string word = parse::keyword(spec.substr(0, comma));
     bool matched = false;
     if (first) {
       for (size_t i = 1; i < std::size(kLevelNames); ++i)
@@ -61,6 +65,10 @@ Result<Filter> parseSpec(std::string_view spec) {
       for (const auto& s : kSubs)
         if (word == s.name) { subs |= s.bit; matched = true; }
     }
+    if (!matched && !first && std::find(std::begin(kLevelNames) + 1, std::end(kLevelNames), word) != std::end(kLevelNames))
+      return Status(Errc::InvalidArgument, "FERRY_LOG: '" + std::string(word) +
+                                               "' is a level, and the level comes first (FERRY_LOG=" + std::string(word) +
+                                               ",SUBSYS...)");
     if (!matched && !word.empty())
       return Status(Errc::InvalidArgument,
                     "FERRY_LOG: unknown level or subsystem '" + std::string(word) +

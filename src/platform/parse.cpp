@@ -76,6 +76,8 @@ std::optional<double> seconds(std::string_view text) {
   return std::nullopt;
 }
 
+std::string keyword(std::string_view text) { return lower(trim(text)); }
+
 std::optional<bool> boolean(std::string_view text) {
   std::string v = lower(trim(text));
   if (v == "1" || v == "true" || v == "yes" || v == "on") return true;

@@ -16,6 +16,9 @@ std::optional<uint64_t> size(std::string_view text);
 std::optional<double> seconds(std::string_view text);
 // 1/0, true/false, yes/no, on/off (case-insensitive).
 std::optional<bool> boolean(std::string_view text);
+// A keyword as a setting names it: blanks around it dropped, letters lower-cased, as every
+// other value syntax here reads them ("CMA", " cma " -> "cma").
+std::string keyword(std::string_view text);
 
 std::string formatSize(uint64_t bytes);      // 1536 -> "1.5 KiB"
 std::string formatSeconds(double seconds);   // 0.25 -> "250 ms"

@@ -101,6 +101,24 @@ TEST(Config, ParseKeepsTheValidValuesAndEachInvalidOnesText) {
   EXPECT_TRUE(Config::parse(std::vector<std::string>{"FERRY_CHUNK_SIZE=2M"}).status().isOk());
 }
 
+// Keywords read as every other value syntax does: blanks around them dropped, any case.
+TEST(Config, KeywordsIgnoreCaseAndBlanks) {
+  auto cfg = load({"FERRY_SHM= CMA ", "FERRY_GPUS_PER_RANK=All", "FERRY_COLL=OFF"});
+  ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
+  EXPECT_EQ(cfg->text(Knob::Shm), "cma");
+  EXPECT_EQ(cfg->integer(Knob::GpusPerRank), -1);
+  EXPECT_EQ(cfg->rawText(Knob::Shm), " CMA ") << "shown as given";
+}
+
+// A setting in another case is not taken, but said to be ignored.
+TEST(Config, WarnsAboutASettingInLowerCase) {
+  auto cfg = load({"ferry_timeout=5s"});
+  ASSERT_TRUE(cfg.isOk());
+  ASSERT_EQ(cfg->warnings().size(), 1u);
+  EXPECT_EQ(cfg->warnings()[0], "ferry_timeout is ignored: settings are upper case (FERRY_TIMEOUT)");
+  EXPECT_DOUBLE_EQ(cfg->seconds(Knob::Timeout), 30.0);
+}
+
 TEST(Config, WarnsAboutUnknownNamesWithASuggestion) {
   auto cfg = load({"FERRY_TIMOUT=5s", "FERRY_COMPLETELY_UNKNOWN=1", "FERRY_CHUNKSIZE=1M", "FERRY_BOGUS=1"});
   ASSERT_TRUE(cfg.isOk());

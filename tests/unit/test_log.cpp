@@ -15,6 +15,9 @@ TEST(Log, LevelAndSubsystems) {
   ASSERT_TRUE(configure("info").isOk());
   EXPECT_TRUE(enabled(Level::Info, Coll)) << "no subsystem list means all";
   EXPECT_FALSE(enabled(Level::Debug, Coll));
+  ASSERT_TRUE(configure("DEBUG, Coll").isOk()) << "any case, as NCCL_DEBUG=INFO is written";
+  EXPECT_TRUE(enabled(Level::Debug, Coll));
+  EXPECT_FALSE(enabled(Level::Debug, Comm));
   ASSERT_TRUE(configure("warn").isOk());
 }
 
@@ -24,6 +27,10 @@ TEST(Log, RejectsUnknownWords) {
   EXPECT_NE(st.message().find("FERRY_LOG"), std::string::npos);
   EXPECT_NE(st.message().find("verbose"), std::string::npos);
   EXPECT_FALSE(configure("debug,network").isOk());
+  Status late = configure("coll,error");
+  EXPECT_NE(late.message().find("'error' is a level, and the level comes first (FERRY_LOG=error,SUBSYS...)"),
+            std::string::npos)
+      << late.message();
   ASSERT_TRUE(configure("warn").isOk());
 }
 
