@@ -53,14 +53,21 @@ int printConfig(bool json, bool markdown) {
     printConfigMarkdown();
   } else if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& k : knobTable())
-      out.push_back({{"name", k.name},
-                     {"type", knobTypeName(k.type)},
-                     {"default", k.defaultValue},
-                     {"value", current.isSet(k.key) ? current.text(k.key) : std::string(k.defaultValue)},
-                     {"set", current.isSet(k.key)},
-                     {"choices", k.choices ? k.choices : ""},
-                     {"help", k.help}});
+    for (const auto& k : knobTable()) {
+      nlohmann::json entry = {{"name", k.name},
+                              {"type", knobTypeName(k.type)},
+                              {"default", k.defaultValue},
+                              {"value", current.isSet(k.key) ? current.text(k.key) : std::string(k.defaultValue)},
+                              {"set", current.isSet(k.key)},
+                              {"choices", k.choices ? k.choices : ""},
+                              {"help", k.help}};
+      // As the table says "NOT in effect": what was given, and why it was refused.
+      if (!current.error(k.key).empty()) {
+        entry["given"] = current.rawText(k.key);
+        entry["error"] = current.error(k.key);
+      }
+      out.push_back(std::move(entry));
+    }
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("%-24s %-9s %-8s %s\n", "SETTING", "TYPE", "DEFAULT", "VALUE IN EFFECT / HELP");
