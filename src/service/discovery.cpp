@@ -49,21 +49,28 @@ bool programWantsGpus() {
   return false;
 }
 
+// FERRY_GPUS_PER_RANK=N asks for N GPUs on every serving rank: fewer is worth a word
+// ("all", the default, takes what there is).
+void warnIfFewerGpus(int found, const std::string& why) {
+  if (!config().isSet(Knob::GpusPerRank) || config().isAll(Knob::GpusPerRank)) return;
+  int wanted = static_cast<int>(config().integer(Knob::GpusPerRank));
+  if (found >= wanted) return;
+  log::warn(log::Service, "FERRY_GPUS_PER_RANK=%d, but this rank finds %d GPU(s)%s%s; serving %d", wanted, found,
+            why.empty() ? "" : ": ", why.c_str(), found);
+}
+
 Status discoverGpus(std::vector<std::unique_ptr<LocalDevice>>& devices) {
   if (!config().isAll(Knob::GpusPerRank) && config().integer(Knob::GpusPerRank) == 0) return {};
   auto plugin = VendorPlugin::open(stockCudaPluginPath());
   if (!plugin) {
     log::debug(log::Service, "no GPUs: %s", plugin.status().message().c_str());
+    warnIfFewerGpus(0, plugin.status().message());
     return {};
   }
   int n = (*plugin)->numDevices;
+  warnIfFewerGpus(n, n == 0 ? "the CUDA plugin sees none" : "");
   if (n == 0 || !programWantsGpus()) return {};
-  if (!config().isAll(Knob::GpusPerRank)) {
-    int wanted = static_cast<int>(config().integer(Knob::GpusPerRank));
-    if (wanted > n)
-      log::warn(log::Service, "FERRY_GPUS_PER_RANK=%d but the CUDA plugin sees %d GPU(s); serving %d", wanted, n, n);
-    n = std::min(n, wanted);
-  }
+  if (!config().isAll(Knob::GpusPerRank)) n = std::min(n, static_cast<int>(config().integer(Knob::GpusPerRank)));
   for (int i = 0; i < n; ++i)
     devices.push_back(std::make_unique<PluginDevice>(*plugin, i, DeviceKind::Gpu, cudaDeviceMemory(i),
                                                      "CUDA plugin device " + std::to_string(i)));
