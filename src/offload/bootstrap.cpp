@@ -126,8 +126,9 @@ void warnIfHostOnOneCore() {
   log::warn(log::Init,
             "rank 0 is bound to one core (PUs %s of the node's %d cores): main's OpenMP threads, and libomp's "
             "hidden helper threads that run every nowait region, take turns on it (17x fewer nowait regions per "
-            "second, measured). Start rank 0 on more cores: `ferry run` does (--bind-to none); with mpirun add "
-            "--bind-to none or --map-by slot:PE=<cores per rank>, with srun -c <cores per rank>",
+            "second, measured). Start rank 0 on more cores: `ferry run` does (--bind-to none), except under --pmpi, "
+            "which keeps the launcher's binding; with mpirun add --bind-to none or --map-by slot:PE=<cores per "
+            "rank>, with srun -c <cores per rank>",
             t.bindingText.c_str(), t.cores);
 }
 
