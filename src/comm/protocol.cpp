@@ -8,7 +8,11 @@
 namespace ferry::comm {
 namespace {
 
-constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(MsgType::Rts);
+constexpr uint16_t kMaxMsgType = static_cast<uint16_t>(kLastMsgType);
+// The longest error text decode() takes: a bound that refuses a garbage length, not a size
+// any sender comes near (a server cuts a reply's text to kMaxReplyText, which the issuer's
+// receive is sized for).
+constexpr size_t kMaxDecodedText = 4 * kMaxReplyText;
 
 void putData(WireWriter& w, const DataDesc& d) {
   w.put<uint8_t>(static_cast<uint8_t>(d.mode)).put(d.size).put(d.peer).put(d.tag).put(d.chunk).put(d.remoteAddr);
@@ -177,7 +181,7 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
       ReplyMsg m;
       uint32_t n = 0;
       const uint8_t* vals = nullptr;
-      if (!decodeErrc(r, m.code) || !r.get(m.outputMark) || !r.str(m.message, 16384) || !r.get(n) ||
+      if (!decodeErrc(r, m.code) || !r.get(m.outputMark) || !r.str(m.message, kMaxDecodedText) || !r.get(n) ||
           n > kMaxControlMessage / 8 ||
           !r.view(vals, n * sizeof(uint64_t)) || !r.get(m.inlineSize) || m.inlineSize > r.remaining() ||
           !r.view(m.inlineBytes, static_cast<size_t>(m.inlineSize)))
@@ -234,7 +238,7 @@ bool decodeBody(MsgType type, WireReader& r, Body& out) {
     }
     case MsgType::Fin: {
       FinMsg m;
-      if (!r.get(m.xfer) || !decodeErrc(r, m.code) || !r.str(m.message, 16384)) return false;
+      if (!r.get(m.xfer) || !decodeErrc(r, m.code) || !r.str(m.message, kMaxDecodedText)) return false;
       out = std::move(m);
       return true;
     }

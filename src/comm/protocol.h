@@ -54,7 +54,9 @@ enum class MsgType : uint16_t {
   SetInfo,   // __tgt_set_info_flag, passed on to the serving rank's stock plugins
   Output,    // what kernels wrote to stdout on a serving rank, for rank 0 to print
   Rts,       // same-node rendezvous, large copies: "read the rest from this address"
+  // New types go here, and kLastMsgType names them: decode() refuses any type above it.
 };
+inline constexpr MsgType kLastMsgType = MsgType::Rts;
 const char* msgTypeName(MsgType t);
 
 struct Header {

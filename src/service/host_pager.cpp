@@ -30,7 +30,8 @@ namespace {
 constexpr uint64_t kPage = 4096;
 // Pages one kernel may page in: 1 GiB of rank 0's memory. Twins are allocated 1 MiB at a
 // time, as the kernel touches pages; the tables cost 5 MiB of reserved address space.
-constexpr uint32_t kSlots = 1u << 18;
+constexpr int kSlotBits = 18;
+constexpr uint32_t kSlots = 1u << kSlotBits;
 constexpr uint32_t kChunkPages = 256;
 static_assert(kChunkPages <= comm::kCmaMaxPages && kChunkPages <= comm::kMaxLinkPages,
               "a run of pages is read with one cmaReadPages or one PageLink::read");
@@ -68,7 +69,11 @@ T* reserve(uint64_t count) {
   return p == MAP_FAILED ? nullptr : static_cast<T*>(p);
 }
 
-uint32_t slotOf(uint64_t page) { return static_cast<uint32_t>((page / kPage) * 0x9E3779B97F4A7C15ull >> 46); }
+// Fibonacci hashing: the top kSlotBits bits of the page number times 2^64 / golden ratio
+// spread neighbouring pages over the table.
+uint32_t slotOf(uint64_t page) {
+  return static_cast<uint32_t>((page / kPage) * 0x9E3779B97F4A7C15ull >> (64 - kSlotBits));
+}
 
 // The log prefix of the handler's one message (log::linePrefix), formatted before the
 // handler can need it.
