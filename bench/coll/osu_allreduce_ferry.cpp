@@ -1,6 +1,6 @@
 // OSU-style allreduce latency: Ferry against the MPI library's own MPI_Allreduce, measured
 // in the same run, interleaved, so that the ratio holds on a noisy machine
-// (shared/notes/benchmarking.md). Columns:
+// (docs/benchmarking.md). Columns:
 //   mpi      PMPI_Allreduce (the library, as every program gets it without Ferry)
 //   ferry    Ferry with the settings in effect (FERRY_COLL=auto: hands small messages to
 //            the library), through the interposer's own entry point, fast path included --

@@ -5,7 +5,7 @@
 #   bench/coll/run_allreduce.sh BUILD_DIR OUT_DIR [benchmark options, e.g. -r 7 -b 0.5]
 #
 # The MPI library is the one BUILD_DIR was configured with. MPICH busy-polls, so with it only
-# the 2-rank layouts run (shared/notes/benchmarking.md). COLL_LAYOUTS=many runs the
+# the 2-rank layouts run (docs/benchmarking.md). COLL_LAYOUTS=many runs the
 # 8- and 16-rank layouts instead, for a machine with at least 16 cores (one rank per core).
 # COLL_ONLY="np2_one_node np4_vnodes2" runs only the layouts named.
 # PYTHON names the interpreter that has matplotlib (default /usr/bin/python3).

@@ -1,6 +1,6 @@
 /* Fills libomptarget's cuda slot from Ferry's plugin directory, and declines it.
  *
- * libomptarget loads a plugin for every slot it finds (shared/notes/llvm16-offload-plugin-abi.md
+ * libomptarget loads a plugin for every slot it finds (docs/llvm16-plugin-abi.md
  * section 2). On rank 0 of a GPU node, Debian's CUDA plugin would fill the cuda slot and add
  * rank 0's own GPUs after Ferry's devices whenever it gets an image or libomptarget initialises
  * every plugin (llvm-omp-device-info does): a second, partial device table beside Ferry's.

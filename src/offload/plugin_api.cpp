@@ -1,4 +1,4 @@
-// The libomptarget 16 plugin ABI (shared/notes/llvm16-offload-plugin-abi.md), exported
+// The libomptarget 16 plugin ABI (docs/llvm16-plugin-abi.md), exported
 // under the x86_64 slot's names. Each entry point validates its device id, calls the
 // client, and converts a failure into OFFLOAD_FAIL plus exactly one log line that names
 // the operation, the device, the serving rank and its host.

@@ -1,5 +1,5 @@
 // Declarations of the libomptarget 16 plugin ABI (LLVM 16.0.6, Debian bookworm), as
-// recorded in shared/notes/llvm16-offload-plugin-abi.md: the structs libomptarget passes to
+// recorded in docs/llvm16-plugin-abi.md: the structs libomptarget passes to
 // a plugin and the constants it uses. Layouts are pinned by static_asserts below.
 #pragma once
 
