@@ -184,9 +184,11 @@ Status World::decideCma() {
   return {};
 }
 
-Path World::pathTo(int peer) const {
-  if (peer == rank_) return Path::Self;
-  if (cma_ && peers_[peer].node == self().node) return Path::Cma;
+Path World::pathTo(int peer) const { return pathBetween(rank_, peer); }
+
+Path World::pathBetween(int a, int b) const {
+  if (a == b) return Path::Self;
+  if (cma_ && peers_[a].node == peers_[b].node) return Path::Cma;
   return Path::Mpi;
 }
 

@@ -51,6 +51,8 @@ class World {
   // Why CMA is off (empty when it is on), for logs and `ferry doctor`.
   const std::string& cmaReason() const { return cmaReason_; }
   Path pathTo(int peer) const;
+  // The path bytes take between two other ranks (a device-to-device copy rank 0 arranges).
+  Path pathBetween(int a, int b) const;
 
   // Ends MPI if Ferry started it. Safe to call more than once.
   Status finalize();

@@ -150,19 +150,33 @@ Status Client::shipImage(int id, const service::ImageRecord& image, comm::DataDe
     if (imagesOnRank_.count({e.rank, image.id})) return {};  // data.size stays 0: "you have it"
   }
   packed = service::packImage(image);
-  data.size = packed.size();
+  data = describeData(id, packed.size(), packed.data());
+  return {};
+}
+
+comm::DataDesc Client::describeData(int id, uint64_t bytes, const void* addr) {
+  comm::DataDesc data;
+  data.size = bytes;
   data.peer = world_.rank();
-  if (packed.size() <= config().size(Knob::EagerLimit)) {
+  if (bytes <= config().size(Knob::EagerLimit)) {
     data.mode = comm::DataMode::Inline;
-  } else if (world_.pathTo(e.rank) != comm::Path::Mpi) {
+  } else if (world_.pathTo(devices_[id]->entry.rank) != comm::Path::Mpi) {
     data.mode = comm::DataMode::Cma;
-    data.remoteAddr = reinterpret_cast<uint64_t>(packed.data());
+    data.remoteAddr = reinterpret_cast<uint64_t>(addr);
   } else {
     data.mode = comm::DataMode::Mpi;
     data.tag = tags_.next();
     data.chunk = static_cast<uint32_t>(config().size(Knob::ChunkSize));
   }
-  return {};
+  return data;
+}
+
+Status Client::queuePipeSend(AsyncQueue& q, int id, std::string what, const comm::DataDesc& data, const void* addr) {
+  q.sends.push_back(std::make_unique<PendingSend>(
+      PendingSend{id, std::move(what),
+                  comm::MpiPipe(comm::MpiPipe::Dir::Send, world_.comm(), devices_[id]->entry.rank, data.tag,
+                                const_cast<void*>(addr), data.size, data.chunk, kAllChunks)}));
+  return q.sends.back()->pipe.progress().takeStatus();
 }
 
 Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image* offered) {
@@ -191,10 +205,7 @@ Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image*
       !st)
     return st;
   if (msg.data.mode == comm::DataMode::Mpi && msg.data.size > 0)
-    q.sends.push_back(std::make_unique<PendingSend>(PendingSend{
-        id, "image transfer", comm::MpiPipe(comm::MpiPipe::Dir::Send, world_.comm(), d.entry.rank, msg.data.tag,
-                                            packed.data(), packed.size(), msg.data.chunk,
-                                            kAllChunks)}));
+    if (Status st = queuePipeSend(q, id, "image transfer", msg.data, packed.data()); !st) return st;
   if (Status st = wait(q, "load_binary"); !st) return st;
   if (addrs.size() != rec->entries.size())
     return Status(Errc::Protocol, "the serving rank returned " + std::to_string(addrs.size()) + " table entries for " +

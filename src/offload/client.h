@@ -142,6 +142,11 @@ class Client {
   // that several other devices hold (GPUs of different ranks can share addresses) is an error.
   Result<int> remoteDeviceHolding(uint64_t addr, uint64_t len, int near, const char* op) const;
   Status shipImage(int id, const service::ImageRecord& image, comm::DataDesc& data, std::vector<uint8_t>& packed);
+  // How `bytes` of rank 0's memory at `addr` travel to device `id`: inline in the message up
+  // to FERRY_EAGER_LIMIT, read by the serving rank itself on the same node (CMA), else
+  // pipelined over MPI on a tag of their own (queuePipeSend then sends them).
+  comm::DataDesc describeData(int id, uint64_t bytes, const void* addr);
+  Status queuePipeSend(AsyncQueue& q, int id, std::string what, const comm::DataDesc& data, const void* addr);
   Status progress(AsyncQueue& q);
   Status requestSyncs(AsyncQueue& q);
   Status wait(AsyncQueue& q, const char* what);

@@ -200,30 +200,17 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
     return *from >= 0 ? retrieve(*from, dst, src, size, q) : copyInRank0(dst, src, n, q);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
   if (*from >= 0) return exchange(*from, src, id, dst, size, q);
-  const DeviceEntry& e = devices_[id]->entry;
   comm::SubmitMsg m;
   m.dst = reinterpret_cast<uint64_t>(dst);
-  m.data.size = n;
-  m.data.peer = world_.rank();
+  m.data = describeData(id, n, src);
   counters_.hostToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
   q.noteNoReplyOp(id);
-  if (n <= eagerLimit()) return queueSend(q, id, MsgType::Submit, m, src, n);
-  if (world_.pathTo(e.rank) != comm::Path::Mpi) {
-    // The serving rank reads the bytes out of rank 0's memory; the queue's synchronize
-    // waits for that, as libomptarget keeps the buffer alive until then.
-    m.data.mode = DataMode::Cma;
-    m.data.remoteAddr = reinterpret_cast<uint64_t>(src);
-    return queueSend(q, id, MsgType::Submit, m);
-  }
-  m.data.mode = DataMode::Mpi;
-  m.data.tag = tags_.next();
-  m.data.chunk = chunkSize();
+  if (m.data.mode == DataMode::Inline) return queueSend(q, id, MsgType::Submit, m, src, n);
+  // CMA: the serving rank reads the bytes out of rank 0's memory; the queue's synchronize
+  // waits for that, as libomptarget keeps the buffer alive until then.
   if (Status st = queueSend(q, id, MsgType::Submit, m); !st) return st;
-  q.sends.push_back(std::make_unique<PendingSend>(
-      PendingSend{id, "data_submit of " + parse::formatSize(n) + " to " + where(id),
-                  comm::MpiPipe(comm::MpiPipe::Dir::Send, world_.comm(), e.rank, m.data.tag, const_cast<void*>(src), n,
-                                m.data.chunk, kAllChunks)}));
-  return q.sends.back()->pipe.progress().takeStatus();
+  if (m.data.mode == DataMode::Cma) return {};
+  return queuePipeSend(q, id, "data_submit of " + parse::formatSize(n) + " to " + where(id), m.data, src);
 }
 
 Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q) {
@@ -280,10 +267,7 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   const DeviceEntry& s = devices_[srcId]->entry;
   const DeviceEntry& d = devices_[dstId]->entry;
   // Rank 0 sends two commands and no bytes: the serving ranks move the data between them.
-  comm::Path path = s.rank == d.rank ? comm::Path::Self
-                                     : (world_.peer(s.rank).node == world_.peer(d.rank).node && world_.cmaEnabled()
-                                            ? comm::Path::Cma
-                                            : comm::Path::Mpi);
+  comm::Path path = world_.pathBetween(s.rank, d.rank);
   comm::DataDesc data;
   data.size = n;
   data.tag = tags_.next();
