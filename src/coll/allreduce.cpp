@@ -291,11 +291,15 @@ void armFastPath() {
   (void)armed;
 }
 
+// Calls that go to the library whatever they are: Ferry's own (tInside), those before Ferry
+// started or the job agreed on its settings, and those outside MPI's lifetime.
+bool libraryOnly() { return tInside || !ensureStarted() || !jobAgreed() || !mpiUsable(); }
+
 }  // namespace
 
 int allreduceWith(const Settings& s, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  if (tInside || !ensureStarted() || !jobAgreed() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  if (libraryOnly()) return PMPI_Allreduce(send, recv, count, type, op, comm);
   if (smallForTheLibrary(s, count, type)) return library(send, recv, count, type, op, comm);
   // A lookup that never sets a context up, so that a call that would not reach set-up on
   // every rank (a derived datatype on one) cannot start one; set-up waits for decideAndRun.
@@ -314,7 +318,7 @@ int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op
   if (gFast.ready.load(std::memory_order_acquire) &&
       (fewElements(count) || smallForTheLibrary(gFast.crossover, count, type) || libraryComm(comm)))
     return library(send, recv, count, type, op, comm);
-  if (tInside || !ensureStarted() || !jobAgreed() || !mpiUsable()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  if (libraryOnly()) return PMPI_Allreduce(send, recv, count, type, op, comm);
   armFastPath();
   return allreduceWith(settings(), send, recv, count, type, op, comm);
 }

@@ -46,16 +46,9 @@ void localReport() {
 }
 
 int jobReport() {
-  if (Status st = initPlatform(); !st) {
-    std::fprintf(stderr, "ferry doctor: %s\n", st.message().c_str());
-    return 1;
-  }
-  auto world = comm::World::create();
-  if (!world) {
-    std::fprintf(stderr, "ferry doctor: %s\n", world.status().message().c_str());
-    return 1;
-  }
-  comm::World& w = **world;
+  comm::World* world = openWorld("ferry doctor");
+  if (!world) return 1;
+  comm::World& w = *world;
   if (w.rank() == 0) {
     localReport();
     std::printf("\nThis job (%d ranks, %d node(s)%s)\n", w.size(), w.nodes().numNodes,

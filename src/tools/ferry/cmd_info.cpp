@@ -91,16 +91,9 @@ int printConfig(bool json, bool markdown) {
 }
 
 int printTable(const InfoOptions& opt) {
-  if (Status st = initPlatform(); !st) {
-    std::fprintf(stderr, "ferry info: %s\n", st.message().c_str());
-    return 1;
-  }
-  auto world = comm::World::create();
-  if (!world) {
-    std::fprintf(stderr, "ferry info: %s\n", world.status().message().c_str());
-    return 1;
-  }
-  comm::World& w = **world;
+  comm::World* world = openWorld("ferry info");
+  if (!world) return 1;
+  comm::World& w = *world;
   offload::JobDevices job = offload::discoverJobDevices(w);
   if (w.rank() == 0) {
     const auto& t = job.table;
@@ -127,6 +120,17 @@ int printTable(const InfoOptions& opt) {
 }
 
 }  // namespace
+
+comm::World* openWorld(const char* command) {
+  if (Status st = initPlatform(); !st) {
+    std::fprintf(stderr, "%s: %s\n", command, st.message().c_str());
+    return nullptr;
+  }
+  auto world = comm::World::create();
+  if (world) return *world;
+  std::fprintf(stderr, "%s: %s\n", command, world.status().message().c_str());
+  return nullptr;
+}
 
 Command addInfoCommand(CLI::App& app) {
   auto opt = std::make_shared<InfoOptions>();

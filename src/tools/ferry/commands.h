@@ -14,6 +14,10 @@
 #include "platform/init.h"
 #include "platform/parse.h"
 
+namespace ferry::comm {
+class World;
+}
+
 namespace ferry::tools {
 
 using Command = std::function<int()>;
@@ -78,6 +82,11 @@ inline bool refusedForSettings(const char* command) {
   std::fprintf(stderr, "%s: %s; nothing was started\n", command, st.message().c_str());
   return true;
 }
+
+// For a command running as one rank of the job it started: the settings, then MPI. On a
+// failure it says why, as `command`, and returns nullptr (the command then exits 1).
+// Defined in cmd_info.cpp.
+comm::World* openWorld(const char* command);
 
 Command addEnvCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
