@@ -96,152 +96,108 @@ bool decodeErrc(WireReader& r, Errc& out) {
   return true;
 }
 
-// Returns false when the body is malformed.
+// The reading side of BodyEncoder, message by message in the same order: each returns
+// false when the body is malformed (short, or a field out of its range).
+struct BodyDecoder {
+  WireReader& r;
+
+  bool operator()(InitDeviceMsg& m) { return r.get(m.requiresFlags) && r.get(m.replyTag); }
+  bool operator()(LoadImageMsg& m) {
+    return r.get(m.imageId) && r.get(m.replyTag) && r.get(m.numEntries) && getData(r, m.data) &&
+           getInline(r, m.data, m.inlineBytes);
+  }
+  bool operator()(AllocMsg& m) { return r.get(m.addr) && r.get(m.size) && r.get(m.kind) && r.get(m.replyTag); }
+  bool operator()(FreeMsg& m) { return r.get(m.addr) && r.get(m.size) && r.get(m.kind); }
+  bool operator()(SubmitMsg& m) { return r.get(m.dst) && getData(r, m.data) && getInline(r, m.data, m.inlineBytes); }
+  bool operator()(RetrieveMsg& m) { return r.get(m.src) && r.get(m.replyTag) && getData(r, m.data); }
+  bool operator()(ExchangeMsg& m) { return r.get(m.addr) && getData(r, m.data) && m.data.mode != DataMode::Inline; }
+  bool operator()(LaunchMsg& m) {
+    uint32_t n = 0;
+    const uint8_t *args = nullptr, *offs = nullptr;
+    if (!r.get(m.kernel) || !r.get(m.numTeams) || !r.get(m.threadLimit) || !r.get(m.tripCount) ||
+        !r.get(m.replyTag) || !r.get(n) || n > kMaxKernelArgs || !r.view(args, n * sizeof(uint64_t)) ||
+        !r.view(offs, n * sizeof(int64_t)))
+      return false;
+    m.args.resize(n);
+    m.offsets.resize(n);
+    if (n) {
+      std::memcpy(m.args.data(), args, n * sizeof(uint64_t));
+      std::memcpy(m.offsets.data(), offs, n * sizeof(int64_t));
+    }
+    return true;
+  }
+  bool operator()(SyncMsg& m) { return r.get(m.replyTag); }
+  bool operator()(PingMsg& m) { return r.get(m.replyTag); }
+  bool operator()(ShutdownMsg&) { return true; }
+  bool operator()(ReplyMsg& m) {
+    uint32_t n = 0;
+    const uint8_t* vals = nullptr;
+    if (!decodeErrc(r, m.code) || !r.get(m.outputMark) || !r.str(m.message, kMaxDecodedText) || !r.get(n) ||
+        n > kMaxControlMessage / 8 || !r.view(vals, n * sizeof(uint64_t)) || !r.get(m.inlineSize) ||
+        m.inlineSize > r.remaining() || !r.view(m.inlineBytes, static_cast<size_t>(m.inlineSize)))
+      return false;
+    m.values.resize(n);
+    if (n) std::memcpy(m.values.data(), vals, n * sizeof(uint64_t));
+    return true;
+  }
+  bool operator()(RtrMsg& m) { return r.get(m.xfer) && r.get(m.dstAddr) && r.get(m.size); }
+  bool operator()(RtsMsg& m) {
+    return r.get(m.xfer) && r.get(m.srcAddr) && r.get(m.split) && r.get(m.size) && m.split <= m.size;
+  }
+  bool operator()(FinMsg& m) { return r.get(m.xfer) && decodeErrc(r, m.code) && r.str(m.message, kMaxDecodedText); }
+  bool operator()(SetInfoMsg& m) { return r.get(m.flags); }
+  bool operator()(OutputMsg& m) {
+    return r.get(m.mark) && r.get(m.len) && m.len <= kMaxOutputChunk && r.view(m.text, m.len);
+  }
+  bool operator()(BatchMsg& m) {
+    uint32_t n = 0;
+    if (!r.get(n) || n > kMaxControlMessage / (kHeaderSize + kBatchItemOverhead)) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t len = 0;
+      const uint8_t* item = nullptr;
+      if (!r.get(len) || len < kHeaderSize || !r.view(item, len)) return false;
+      m.items.emplace_back(item, len);
+    }
+    return true;
+  }
+  bool operator()(BaselineMsg& m) {
+    return r.get(m.peer) && r.get(m.kind) && r.get(m.initiator) && r.get(m.bytes) && r.get(m.warmup) &&
+           r.get(m.iters) && r.get(m.window) && r.get(m.replyTag) && m.kind <= 1;
+  }
+};
+
+template <class M>
+bool decodeAs(BodyDecoder& decoder, Body& out) {
+  M m;
+  if (!decoder(m)) return false;
+  out = std::move(m);
+  return true;
+}
+
+// Returns false when the body is malformed or the type unknown.
 bool decodeBody(MsgType type, WireReader& r, Body& out) {
+  BodyDecoder d{r};
   switch (type) {
-    case MsgType::InitDevice: {
-      InitDeviceMsg m;
-      if (!r.get(m.requiresFlags) || !r.get(m.replyTag)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::LoadImage: {
-      LoadImageMsg m;
-      if (!r.get(m.imageId) || !r.get(m.replyTag) || !r.get(m.numEntries) || !getData(r, m.data) ||
-          !getInline(r, m.data, m.inlineBytes))
-        return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Alloc: {
-      AllocMsg m;
-      if (!r.get(m.addr) || !r.get(m.size) || !r.get(m.kind) || !r.get(m.replyTag)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Free: {
-      FreeMsg m;
-      if (!r.get(m.addr) || !r.get(m.size) || !r.get(m.kind)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Submit: {
-      SubmitMsg m;
-      if (!r.get(m.dst) || !getData(r, m.data) || !getInline(r, m.data, m.inlineBytes)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Retrieve: {
-      RetrieveMsg m;
-      if (!r.get(m.src) || !r.get(m.replyTag) || !getData(r, m.data)) return false;
-      out = m;
-      return true;
-    }
+    case MsgType::InitDevice: return decodeAs<InitDeviceMsg>(d, out);
+    case MsgType::LoadImage: return decodeAs<LoadImageMsg>(d, out);
+    case MsgType::Alloc: return decodeAs<AllocMsg>(d, out);
+    case MsgType::Free: return decodeAs<FreeMsg>(d, out);
+    case MsgType::Submit: return decodeAs<SubmitMsg>(d, out);
+    case MsgType::Retrieve: return decodeAs<RetrieveMsg>(d, out);
     case MsgType::ExchangeSend:
-    case MsgType::ExchangeRecv: {
-      ExchangeMsg m;
-      if (!r.get(m.addr) || !getData(r, m.data) || m.data.mode == DataMode::Inline) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Launch: {
-      LaunchMsg m;
-      uint32_t n = 0;
-      if (!r.get(m.kernel) || !r.get(m.numTeams) || !r.get(m.threadLimit) || !r.get(m.tripCount) ||
-          !r.get(m.replyTag) || !r.get(n) ||
-          n > kMaxKernelArgs)
-        return false;
-      const uint8_t *args = nullptr, *offs = nullptr;
-      if (!r.view(args, n * sizeof(uint64_t)) || !r.view(offs, n * sizeof(int64_t))) return false;
-      m.args.resize(n);
-      m.offsets.resize(n);
-      if (n) {
-        std::memcpy(m.args.data(), args, n * sizeof(uint64_t));
-        std::memcpy(m.offsets.data(), offs, n * sizeof(int64_t));
-      }
-      out = std::move(m);
-      return true;
-    }
-    case MsgType::Sync: {
-      SyncMsg m;
-      if (!r.get(m.replyTag)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Ping: {
-      PingMsg m;
-      if (!r.get(m.replyTag)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Shutdown:
-      out = ShutdownMsg{};
-      return true;
-    case MsgType::Reply: {
-      ReplyMsg m;
-      uint32_t n = 0;
-      const uint8_t* vals = nullptr;
-      if (!decodeErrc(r, m.code) || !r.get(m.outputMark) || !r.str(m.message, kMaxDecodedText) || !r.get(n) ||
-          n > kMaxControlMessage / 8 ||
-          !r.view(vals, n * sizeof(uint64_t)) || !r.get(m.inlineSize) || m.inlineSize > r.remaining() ||
-          !r.view(m.inlineBytes, static_cast<size_t>(m.inlineSize)))
-        return false;
-      m.values.resize(n);
-      if (n) std::memcpy(m.values.data(), vals, n * sizeof(uint64_t));
-      out = std::move(m);
-      return true;
-    }
-    case MsgType::Rtr: {
-      RtrMsg m;
-      if (!r.get(m.xfer) || !r.get(m.dstAddr) || !r.get(m.size)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Rts: {
-      RtsMsg m;
-      if (!r.get(m.xfer) || !r.get(m.srcAddr) || !r.get(m.split) || !r.get(m.size) || m.split > m.size) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Output: {
-      OutputMsg m;
-      if (!r.get(m.mark) || !r.get(m.len) || m.len > kMaxOutputChunk || !r.view(m.text, m.len)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::SetInfo: {
-      SetInfoMsg m;
-      if (!r.get(m.flags)) return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Batch: {
-      BatchMsg m;
-      uint32_t n = 0;
-      if (!r.get(n) || n > kMaxControlMessage / (kHeaderSize + kBatchItemOverhead)) return false;
-      for (uint32_t i = 0; i < n; ++i) {
-        uint32_t len = 0;
-        const uint8_t* item = nullptr;
-        if (!r.get(len) || len < kHeaderSize || !r.view(item, len)) return false;
-        m.items.emplace_back(item, len);
-      }
-      out = std::move(m);
-      return true;
-    }
-    case MsgType::Baseline: {
-      BaselineMsg m;
-      if (!r.get(m.peer) || !r.get(m.kind) || !r.get(m.initiator) || !r.get(m.bytes) || !r.get(m.warmup) ||
-          !r.get(m.iters) || !r.get(m.window) || !r.get(m.replyTag) || m.kind > 1)
-        return false;
-      out = m;
-      return true;
-    }
-    case MsgType::Fin: {
-      FinMsg m;
-      if (!r.get(m.xfer) || !decodeErrc(r, m.code) || !r.str(m.message, kMaxDecodedText)) return false;
-      out = std::move(m);
-      return true;
-    }
+    case MsgType::ExchangeRecv: return decodeAs<ExchangeMsg>(d, out);
+    case MsgType::Launch: return decodeAs<LaunchMsg>(d, out);
+    case MsgType::Sync: return decodeAs<SyncMsg>(d, out);
+    case MsgType::Ping: return decodeAs<PingMsg>(d, out);
+    case MsgType::Shutdown: return decodeAs<ShutdownMsg>(d, out);
+    case MsgType::Reply: return decodeAs<ReplyMsg>(d, out);
+    case MsgType::Rtr: return decodeAs<RtrMsg>(d, out);
+    case MsgType::Rts: return decodeAs<RtsMsg>(d, out);
+    case MsgType::Fin: return decodeAs<FinMsg>(d, out);
+    case MsgType::SetInfo: return decodeAs<SetInfoMsg>(d, out);
+    case MsgType::Output: return decodeAs<OutputMsg>(d, out);
+    case MsgType::Batch: return decodeAs<BatchMsg>(d, out);
+    case MsgType::Baseline: return decodeAs<BaselineMsg>(d, out);
   }
   return false;
 }
