@@ -35,8 +35,10 @@ uint16_t imageMachine(const __tgt_device_image* image) {
 
 std::string describeImage(const __tgt_device_image* image) {
   size_t count = static_cast<size_t>(image->EntriesEnd - image->EntriesBegin);
-  std::string text = "the program's device image (" + std::to_string(count) + (count == 1 ? " offload entry" : " offload entries");
-  if (count && image->EntriesBegin->name) text += std::string(": ") + image->EntriesBegin->name + (count > 1 ? ", ..." : "");
+  std::string text = "the program's device image (" + std::to_string(count);
+  text += count == 1 ? " offload entry" : " offload entries";
+  if (count && image->EntriesBegin->name) text += std::string(": ") + image->EntriesBegin->name;
+  if (count > 1) text += ", ...";
   return text + ")";
 }
 

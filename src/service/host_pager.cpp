@@ -357,39 +357,67 @@ uint64_t firstDifference(const uint8_t* a, const uint8_t* b, uint64_t at) {
   return at;
 }
 
+// Runs of bytes on their way back into rank 0's memory, sent IOV_MAX runs per system call
+// (process_vm_writev on the same node, the page courier from another).
+class RunWriter {
+ public:
+  explicit RunWriter(pid_t host) : host_(host) {}
+  Status add(const uint8_t* from, uint64_t to, size_t len) {
+    local_.push_back({const_cast<uint8_t*>(from), len});
+    remote_.push_back({reinterpret_cast<void*>(to), len});
+    return local_.size() == IOV_MAX ? flush() : Status();
+  }
+  Status flush() {
+    if (local_.empty()) return {};
+    Status st = host_ == kRemoteHost ? courier::link()->write(local_, remote_) : writeHere();
+    local_.clear();
+    remote_.clear();
+    return st;
+  }
+
+ private:
+  Status writeHere() {
+    ssize_t want = 0;
+    for (const iovec& v : local_) want += static_cast<ssize_t>(v.iov_len);
+    ssize_t n = process_vm_writev(host_, local_.data(), local_.size(), remote_.data(), remote_.size(), 0);
+    if (n == want) return {};
+    uint64_t at = reinterpret_cast<uint64_t>(remote_.front().iov_base);
+    return Status(Errc::Unavailable, "writing " + parse::formatSize(want) + " of kernel results back to rank 0 (pid " +
+                                         std::to_string(host_) + ") at " + hex(at) +
+                                         " failed: " + (n < 0 ? std::strerror(errno) : "short write"));
+  }
+  pid_t host_;
+  std::vector<iovec> local_, remote_;
+};
+
+// Queues the runs of `copy` (a page's bytes now) that differ from `twin` (as it was handed
+// to the kernel), for the page at `page` in rank 0.
+Status addChangedRuns(const uint8_t* copy, const uint8_t* twin, uint64_t page, RunWriter& writer, RunStats& stats) {
+  for (uint64_t at = firstDifference(copy, twin, 0); at < kPage;) {
+    uint64_t end = at + 1;
+    while (end < kPage && copy[end] != twin[end]) ++end;
+    if (Status st = writer.add(copy + at, page + at, end - at); !st) return st;
+    stats.bytesWritten += end - at;
+    ++stats.runsWritten;
+    at = firstDifference(copy, twin, end);
+  }
+  return {};
+}
+
 // Writes back the bytes of each mirrored page that differ from its twin, run by run, so that
 // bytes no kernel changed are never overwritten. While another kernel may still write
 // (`othersRunning`, Mode::Lenient) each page is first copied aside and its twin set to that
 // copy, so that the next write-back finds what it writes after the copy; otherwise the pages
 // are stable and about to be dropped, and go back as they are.
 Status writeBack(pid_t host, RunStats& stats, bool othersRunning) {
-  // Pages are copied aside in batches, and each batch goes back in as few system calls as
-  // the runs allow (IOV_MAX runs each). Called under gRunMutex, so one buffer serves all.
+  // Pages are copied aside in batches; a batch's twins are refreshed once its runs are
+  // written. Called under gRunMutex, so one buffer serves all.
   constexpr uint32_t kBatch = 64;
   static std::vector<uint8_t> snapshots(kBatch * kPage);
-  std::vector<iovec> local, remote;
+  RunWriter writer(host);
   std::vector<std::pair<uint8_t*, const uint8_t*>> twinsToRefresh;  // twin, its page's copy
-  auto flush = [&]() -> Status {
-    if (local.empty()) return {};
-    if (host == kRemoteHost) {
-      Status st = courier::link()->write(local, remote);
-      local.clear();
-      remote.clear();
-      return st;
-    }
-    ssize_t want = 0;
-    for (const iovec& v : local) want += static_cast<ssize_t>(v.iov_len);
-    ssize_t n = process_vm_writev(host, local.data(), local.size(), remote.data(), remote.size(), 0);
-    uint64_t at = reinterpret_cast<uint64_t>(remote.front().iov_base);
-    local.clear();
-    remote.clear();
-    if (n == want) return {};
-    return Status(Errc::Unavailable, "writing " + parse::formatSize(want) + " of kernel results back to rank 0 (pid " +
-                                         std::to_string(host) + ") at " + hex(at) +
-                                         " failed: " + (n < 0 ? std::strerror(errno) : "short write"));
-  };
   auto endBatch = [&]() -> Status {
-    if (Status st = flush(); !st) return st;
+    if (Status st = writer.flush(); !st) return st;
     for (auto [twin, copy] : twinsToRefresh) std::memcpy(twin, copy, kPage);
     twinsToRefresh.clear();
     return {};
@@ -410,17 +438,7 @@ Status writeBack(pid_t host, RunStats& stats, bool othersRunning) {
     }
     if (std::memcmp(copy, twin, kPage) == 0) continue;  // only read
     if (othersRunning) twinsToRefresh.push_back({twin, copy});
-    for (uint64_t at = firstDifference(copy, twin, 0); at < kPage;) {
-      uint64_t end = at + 1;
-      while (end < kPage && copy[end] != twin[end]) ++end;
-      local.push_back({copy + at, end - at});
-      remote.push_back({reinterpret_cast<void*>(page + at), end - at});
-      stats.bytesWritten += end - at;
-      ++stats.runsWritten;
-      at = firstDifference(copy, twin, end);
-      if (local.size() == IOV_MAX)
-        if (Status st = flush(); !st) return st;
-    }
+    if (Status st = addChangedRuns(copy, twin, page, writer, stats); !st) return st;
     if (twinsToRefresh.size() == kBatch)
       if (Status st = endBatch(); !st) return st;
   }
