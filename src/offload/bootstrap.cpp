@@ -218,7 +218,7 @@ void startLocalServer(Runtime& rt, std::vector<std::unique_ptr<service::LocalDev
   rt.localServer = std::make_unique<service::Server>(*rt.world, std::move(devices));
   // A kernel of rank 0's own devices that calls exit() would have the image's
   // unregistration wait for the device running it: the report ends the process first.
-  service::installExitReport("rank 0");
+  service::installExitReport("rank 0", true);
   rt.localServer->setGlobalIds(std::move(globalIds));
   rt.localServerThread = std::thread([&rt] {
     Status st = rt.localServer->run();

@@ -24,10 +24,19 @@ char gPrefix[256];
 const char* gWho = "serving rank";
 std::atomic<bool> gExitReport{false};
 std::once_flag gExitOnce;
+// rank 0's kernels run on its local server's threads, never on its main thread: an exit
+// there is main returning, even while one of its devices runs a kernel (a nowait region).
+std::atomic<bool> gKernelsOffMainThread{false};
 constexpr size_t kCrashStackBytes = 64 * 1024;  // the report formats in buffers on it
-// The lowest address of this thread's stack, set with its CrashStack: a fault just below it
-// is the stack overflowing.
-thread_local uintptr_t tStackLow = 0;
+// A CrashStack's first bytes, below where the handler's frames can reach: the lowest address
+// of the thread's own stack, so that a fault just below it is told as the stack overflowing.
+// Read through sigaltstack(), as thread-local storage in a dlopened plugin is not safe to
+// touch in a signal handler (its first use may allocate).
+struct CrashStackHeader {
+  uintptr_t threadStackLow;
+};
+constexpr size_t kHeaderBytes = 64;
+static_assert(sizeof(CrashStackHeader) <= kHeaderBytes);
 
 uintptr_t stackLowOfThisThread() {
   pthread_attr_t attr;
@@ -40,8 +49,11 @@ uintptr_t stackLowOfThisThread() {
 }
 
 bool overflowedStack(const void* address) {
-  auto a = reinterpret_cast<uintptr_t>(address);
-  return tStackLow && a < tStackLow + 4096 && a + 1024 * 1024 > tStackLow;  // guard pages and a little below
+  stack_t cur{};
+  if (sigaltstack(nullptr, &cur) != 0 || !(cur.ss_flags & SS_ONSTACK)) return false;
+  auto* header = reinterpret_cast<const CrashStackHeader*>(static_cast<const char*>(cur.ss_sp) - kHeaderBytes);
+  uintptr_t low = header->threadStackLow, a = reinterpret_cast<uintptr_t>(address);
+  return low && a < low + 4096 && a + 1024 * 1024 > low;  // guard pages and a little below
 }
 
 // A kernel that faults on memory most often dereferenced a pointer whose target no map
@@ -57,8 +69,9 @@ void onFatal(int sig, siginfo_t* info, void*) {
   int n = std::snprintf(line, sizeof line, "%sserving rank crashed: %s (signal %d)%s %s%s%s\n", gPrefix,
                         strsignal(sig), sig, at, what ? "while running " : "while idle", what ? what : "",
                         overflow ? "; that is past the end of the thread's stack: the kernel overflowed it (deep "
-                                   "recursion, large local arrays). Raise the serving ranks' stack limit (ulimit -s "
-                                   "before the launcher; OMP_STACKSIZE for a kernel's parallel threads)"
+                                   "recursion, large local arrays). Raise the serving ranks' stack limit to a larger "
+                                   "finite value (ulimit -s before the launcher; unlimited gives threads 2 MiB), and "
+                                   "OMP_STACKSIZE for a kernel's parallel threads"
                         : memory && kernel ? "; a kernel faults so when it dereferences memory that no map clause "
                                              "gave the device (docs/user-guide.md, \"Host memory a kernel was never "
                                              "given\")"
@@ -80,6 +93,7 @@ void onFatal(int sig, siginfo_t* info, void*) {
 void onExit(int status, void*) {
   const char* what = gActivity.load();
   if (!what) return;  // the rank's own end
+  if (gKernelsOffMainThread.load() && gettid() == getpid()) return;  // rank 0's main returned
   int code = (status & 0xff) ? (status & 0xff) : 1;
   char line[1400];
   int n = std::snprintf(line, sizeof line,
@@ -93,8 +107,9 @@ void onExit(int status, void*) {
 
 }  // namespace
 
-void installExitReport(const char* who) {
+void installExitReport(const char* who, bool kernelsOffMainThread) {
   gWho = who;
+  gKernelsOffMainThread.store(kernelsOffMainThread);
   std::snprintf(gPrefix, sizeof gPrefix, "%s", log::linePrefix(log::Level::Error, log::Service).c_str());
   gExitReport.store(true);
 }
@@ -102,15 +117,15 @@ void installExitReport(const char* who) {
 CrashStack::CrashStack() {
   void* p = mmap(nullptr, kCrashStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return;  // the report then needs room on the thread's own stack
+  static_cast<CrashStackHeader*>(p)->threadStackLow = stackLowOfThisThread();
   stack_t ss{};
-  ss.ss_sp = p;
-  ss.ss_size = kCrashStackBytes;
+  ss.ss_sp = static_cast<char*>(p) + kHeaderBytes;
+  ss.ss_size = kCrashStackBytes - kHeaderBytes;
   if (sigaltstack(&ss, nullptr) != 0) {
     munmap(p, kCrashStackBytes);
     return;
   }
   stack_ = p;
-  tStackLow = stackLowOfThisThread();
 }
 
 CrashStack::~CrashStack() {
@@ -119,11 +134,10 @@ CrashStack::~CrashStack() {
   off.ss_flags = SS_DISABLE;
   sigaltstack(&off, nullptr);
   munmap(stack_, kCrashStackBytes);
-  tStackLow = 0;
 }
 
 void installCrashReport() {
-  installExitReport("serving rank");
+  installExitReport("serving rank", false);
   static CrashStack* mainThread = new CrashStack();  // the thread that serves, for the process's life
   (void)mainThread;
   struct sigaction sa {};

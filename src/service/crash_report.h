@@ -11,7 +11,9 @@ void installCrashReport();
 // Only the report of a kernel's exit(), for rank 0's own devices (rank 0 keeps its own
 // signal handling); `who` names the rank in it. Its handler is registered at the first
 // kernel, after every exit handler that waits for the devices, so that it runs first.
-void installExitReport(const char* who);
+// `kernelsOffMainThread`: the process's main thread runs no kernel (rank 0), so an exit
+// from it is the program ending, not a kernel's exit().
+void installExitReport(const char* who, bool kernelsOffMainThread);
 // Gives the calling thread a stack of its own for the crash report while it lives: a kernel
 // that overflows its thread's stack leaves no room there to run the handler, and the rank
 // died unexplained. For threads that run kernels (the serving rank's main thread, device
