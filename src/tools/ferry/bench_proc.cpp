@@ -39,12 +39,15 @@ void onStopSignal(int sig) {
   raise(sig);
 }
 
+// A signal this process was started ignoring (nohup's SIGHUP, a background job's SIGINT)
+// stays ignored, for it and, through exec, for the job, as a shell leaves it.
 void forwardStopSignals() {
   static const bool installed = [] {
-    struct sigaction sa {};
+    struct sigaction sa {}, old {};
     sa.sa_handler = onStopSignal;
     sigemptyset(&sa.sa_mask);
-    for (int sig : kStopSignals) sigaction(sig, &sa, nullptr);
+    for (int sig : kStopSignals)
+      if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);
     return true;
   }();
   (void)installed;
@@ -119,19 +122,18 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   // Stop signals stay blocked from before the spawn until the child's group is recorded, so
-  // that none can arrive in between and leave the child running; the child starts with
-  // them unblocked.
+  // that none can arrive in between and leave the child running; the child starts with this
+  // process's mask as it was.
   forwardStopSignals();
-  sigset_t stops, before, none;
+  sigset_t stops, before;
   sigemptyset(&stops);
-  sigemptyset(&none);
   for (int sig : kStopSignals) sigaddset(&stops, sig);
   sigprocmask(SIG_BLOCK, &stops, &before);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigmask(&attr, &before);
   std::vector<char*> cargv = cStrings(argv), cenv = cStrings(env);
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, argv[0].c_str(), &files, &attr, cargv.data(), cenv.data());
