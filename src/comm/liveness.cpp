@@ -100,6 +100,18 @@ std::vector<UnansweredProbe>& unanswered() {
 
 void dropSettled() { std::erase_if(unanswered(), [](UnansweredProbe& p) { return p.settled(); }); }
 
+// Set once MPI is about to end: watches ended later (a queue dropped after shutdown) make no
+// MPI call, and leave their requests and buffers to the process's end.
+bool gProbesSettled = false;
+
+// Buffers MPI may still hold at its end: kept, never freed, so that it cannot write into
+// memory given back.
+void keepForever(std::vector<uint8_t> bytes, std::unique_ptr<uint8_t[]> more = nullptr) {
+  static auto* kept = new std::vector<std::vector<uint8_t>>();
+  kept->push_back(std::move(bytes));
+  (void)more.release();
+}
+
 }  // namespace
 
 void settleUnansweredProbes(double seconds) {
@@ -110,11 +122,19 @@ void settleUnansweredProbes(double seconds) {
     nanosleep(&ts, nullptr);
   }
   for (auto& p : unanswered()) {
-    if (p.recv != MPI_REQUEST_NULL) MPI_Cancel(&p.recv);  // never answered: nothing left to match
-    for (MPI_Request* r : {&p.send, &p.recv})
-      if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
+    // Never answered: the receive is cancelled and waited for (a cancel completes locally),
+    // so MPI has let go of its buffer. A probe still on its way out keeps its buffer, leaked.
+    if (p.recv != MPI_REQUEST_NULL) {
+      MPI_Cancel(&p.recv);
+      MPI_Wait(&p.recv, MPI_STATUS_IGNORE);
+    }
+    if (p.send != MPI_REQUEST_NULL) {
+      MPI_Request_free(&p.send);
+      keepForever(std::move(p.ping));
+    }
   }
   unanswered().clear();
+  gProbesSettled = true;
 }
 
 PeerWatch::PeerWatch(MPI_Comm comm, int peer, TagPool& tags)
@@ -128,6 +148,10 @@ PeerWatch::PeerWatch(MPI_Comm comm, int peer, TagPool& tags)
 PeerWatch::~PeerWatch() {
   if (pingSend_ == MPI_REQUEST_NULL && pongRecv_ == MPI_REQUEST_NULL) return;
   std::lock_guard lock(gUnansweredMutex);
+  if (gProbesSettled) {
+    keepForever(std::move(pingMsg_), std::move(pongBuf_));  // no MPI call once MPI is ending
+    return;
+  }
   dropSettled();  // a long job ends many watches; keep only what is still in flight
   unanswered().push_back({pingSend_, pongRecv_, std::move(pingMsg_), std::move(pongBuf_)});
 }
