@@ -25,7 +25,12 @@
 namespace ferry::coll {
 
 int afterInit(int rc) {
-  if (rc == MPI_SUCCESS) agreeAcrossJob();
+  if (rc != MPI_SUCCESS) return rc;
+  // Log lines (and a FERRY_LOG_FILE naming %r) carry the MPI rank, also under a launcher
+  // whose rank variable the logger does not know.
+  int rank = -1;
+  if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) log::setRank(rank);
+  agreeAcrossJob();
   return rc;
 }
 

@@ -142,6 +142,12 @@ bool needsRank(std::string_view pattern) {
 Status setFile(std::string_view pattern) {
   if (pattern.empty()) return {};
   if (needsRank(pattern) && rank() < 0) {
+    // Its directory is checked now, so that a command that starts a job refuses the setting
+    // once instead of every rank later.
+    size_t slash = pattern.rfind('/');
+    std::string dir = slash == std::string_view::npos ? "." : std::string(pattern.substr(0, slash + 1));
+    if (dir.find('%') == std::string::npos && access(dir.c_str(), W_OK) != 0)
+      return Status(Errc::InvalidArgument, "FERRY_LOG_FILE: cannot write in '" + dir + "': " + std::strerror(errno));
     std::lock_guard lock(gWriteMutex);
     gPendingFile = new std::string(pattern);
     return {};
@@ -168,7 +174,10 @@ void writeRaw(const char* text, size_t length) { (void)!::write(gOutFd.load(), t
 
 int rank() {
   int r = gRank.load();
-  return r >= 0 ? r : launcherRank();
+  if (r >= 0) return r;
+  // A labelled process is no rank, whatever a launcher variable it inherited says (the CLI
+  // in a batch script has SLURM_PROCID=0).
+  return gLabel.load() ? -1 : launcherRank();
 }
 
 const std::string& hostName() {

@@ -7,6 +7,7 @@
 #include "platform/init.h"
 #include "platform/log.h"
 #include "tools/ferry/commands.h"
+#include "tools/ferry/launcher.h"
 
 namespace {
 
@@ -70,8 +71,9 @@ int main(int argc, char** argv) {
 
   // Settings errors are reported by each command in its own words (info --config lists
   // them all), so a bad FERRY_* value does not stop the CLI from starting. The CLI is no
-  // rank of the job it starts; its lines say so.
-  ferry::log::setLabel("cli");
+  // rank of the job it starts, and its lines say so; started as one (ferry info's ranks), it
+  // is one.
+  if (!ferry::tools::underMpiLauncher()) ferry::log::setLabel("cli");
   (void)ferry::initPlatform();
   for (auto& [sub, run] : commands)
     if (sub->parsed()) return run();
