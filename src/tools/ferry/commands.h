@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -45,10 +46,10 @@ inline CLI::Validator count(double low, double high) {
       [low, high](std::string& text) -> std::string {
         char* end = nullptr;
         double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end || v != static_cast<double>(static_cast<long long>(v)))
-          return "'" + text + "' is not a whole number";
-        if (v < low || v > high) return text + " is not in " + CLI::detail::to_string(static_cast<long long>(low)) + " to " +
-                                        CLI::detail::to_string(static_cast<long long>(high));
+        if (text.empty() || *end || v != std::floor(v)) return "'" + text + "' is not a whole number";
+        if (!(v >= low && v <= high))  // also NaN
+          return text + " is not in " + CLI::detail::to_string(static_cast<long long>(low)) + " to " +
+                 CLI::detail::to_string(static_cast<long long>(high));
         return {};
       },
       "COUNT");

@@ -121,11 +121,19 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
   };
   set("LD_LIBRARY_PATH", prependedLibraryPath(*dir));
   if (!spec.preload.empty()) {
-    // Ferry's libraries first, then what the user preloads already (a profiler, say), which
-    // used to be dropped. Where both define an MPI function, the first one's runs.
+    // Ferry's libraries first, then what the user preloads already, which used to be dropped.
+    // Where both define an MPI function, the first one's runs, and Ferry's call the library
+    // (PMPI_*) directly: a PMPI tool there does not see those calls.
     std::string pre;
     for (const auto& p : spec.preload) pre += (pre.empty() ? "" : ":") + p;
-    if (const char* old = std::getenv("LD_PRELOAD"); old && *old) pre += std::string(":") + old;
+    if (const char* old = std::getenv("LD_PRELOAD"); old && *old) {
+      pre += std::string(":") + old;
+      log::warn(log::Init,
+                "LD_PRELOAD already holds %s: it is kept, after Ferry's interposer. A PMPI tool in it (mpiP, Darshan, "
+                "Score-P) does not see MPI_Init, MPI_Init_thread, MPI_Allreduce, MPI_Alloc_mem and MPI_Free_mem, "
+                "which Ferry's interposer takes and passes to the MPI library itself (MPI has one profiling layer)",
+                old);
+    }
     set("LD_PRELOAD", pre);
   }
 
