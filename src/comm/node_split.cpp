@@ -26,7 +26,8 @@ Result<NodeSplit> splitNodes(MPI_Comm comm, int virtualNodes) {
   int physRank = 0, physSize = 0, physLowest = rank;
   MPI_Comm_rank(phys, &physRank);
   MPI_Comm_size(phys, &physSize);
-  Status lowest = mpiStatus(MPI_Allreduce(&rank, &physLowest, 1, MPI_INT, MPI_MIN, phys), "MPI_Allreduce(node's lowest rank)");
+  Status lowest =
+      mpiStatus(MPI_Allreduce(&rank, &physLowest, 1, MPI_INT, MPI_MIN, phys), "MPI_Allreduce(node's lowest rank)");
   MPI_Comm_free(&phys);
   if (!lowest) return lowest;
 

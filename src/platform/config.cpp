@@ -143,7 +143,8 @@ Config Config::parse(std::span<const std::string> env) {
   for (const std::string& entry : env) {
     if (entry.rfind("FERRY_", 0) != 0) {
       if (std::string upper = spelledInOtherCase(entry); !upper.empty())
-        cfg.warnings_.push_back(entry.substr(0, entry.find('=')) + " is ignored: settings are upper case (" + upper + ")");
+        cfg.warnings_.push_back(entry.substr(0, entry.find('=')) + " is ignored: settings are upper case (" + upper +
+                                ")");
       continue;
     }
     size_t eq = entry.find('=');

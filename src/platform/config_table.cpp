@@ -14,7 +14,8 @@ constexpr KnobSpec kKnobTable[] = {
      "subsystems without a level mean info for them. Examples: FERRY_LOG=debug,comm,offload; FERRY_LOG=coll",
      log::checkSpec},
     {Knob::LogFile, "FERRY_LOG_FILE", KnobType::String, "", nullptr, 0, 0, "log",
-     "Write log lines to this file instead of stderr; %r becomes the rank (a process without one keeps stderr), %h the host, %p the pid"},
+     "Write log lines to this file instead of stderr; %r becomes the rank (a process without one keeps "
+     "stderr), %h the host, %p the pid"},
     {Knob::Timeout, "FERRY_TIMEOUT", KnobType::Duration, "30s", nullptr, 100, 86400000, "comm",
      "Fault-detection timeout: a peer that answers neither requests nor liveness probes for this "
      "long is declared dead and the job ends with an error. In the allreduce, a live rank that is "

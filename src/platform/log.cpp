@@ -65,10 +65,10 @@ Result<Filter> parseSpec(std::string_view spec) {
       for (const auto& s : kSubs)
         if (word == s.name) { subs |= s.bit; matched = true; }
     }
-    if (!matched && !first && std::find(std::begin(kLevelNames) + 1, std::end(kLevelNames), word) != std::end(kLevelNames))
-      return Status(Errc::InvalidArgument, "FERRY_LOG: '" + std::string(word) +
-                                               "' is a level, and the level comes first (FERRY_LOG=" + std::string(word) +
-                                               ",SUBSYS...)");
+    bool isLevel = std::find(std::begin(kLevelNames) + 1, std::end(kLevelNames), word) != std::end(kLevelNames);
+    if (!matched && !first && isLevel)
+      return Status(Errc::InvalidArgument, "FERRY_LOG: '" + word + "' is a level, and the level comes first (FERRY_LOG=" +
+                                               word + ",SUBSYS...)");
     if (!matched && !word.empty())
       return Status(Errc::InvalidArgument,
                     "FERRY_LOG: unknown level or subsystem '" + std::string(word) +
