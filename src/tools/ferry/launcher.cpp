@@ -130,8 +130,9 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
       pre += std::string(":") + old;
       log::warn(log::Init,
                 "LD_PRELOAD already holds %s: it is kept, after Ferry's interposer. A PMPI tool in it (mpiP, Darshan, "
-                "Score-P) does not see MPI_Init, MPI_Init_thread, MPI_Allreduce, MPI_Alloc_mem and MPI_Free_mem, "
-                "which Ferry's interposer takes and passes to the MPI library itself (MPI has one profiling layer)",
+                "Score-P) does not see MPI_Init, MPI_Init_thread, MPI_Allreduce (and MPI_Allreduce_c), MPI_Alloc_mem "
+                "and MPI_Free_mem, nor their Fortran bindings, which Ferry's interposer takes and passes to the MPI "
+                "library itself (MPI has one profiling layer)",
                 old);
     }
     set("LD_PRELOAD", pre);
