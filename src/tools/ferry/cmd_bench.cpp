@@ -77,6 +77,8 @@ Command addBenchCommand(CLI::App& app) {
   app.footer("The MPI_Allreduce benchmark against the MPI library is bench/coll/run_allreduce.sh "
              "(docs/collectives.md, \"Performance\").");
   return [offload, xs, offloadOpt, xsOpt] {
+    // Every Ferry run would stop on an invalid setting, after the stock runs had been made.
+    if (refusedForSettings("ferry bench")) return 1;
     if (offload->parsed()) return bench::runOffloadBench(*offloadOpt, commandLine());
     if (xs->parsed()) return bench::runXsBench(*xsOpt, commandLine());
     return 2;
