@@ -52,21 +52,24 @@ bool validDevice(int32_t id, const char* op) {
 // libomptarget's own clean-up at exit (a shared library's images), not worth alarming anyone
 // about. On another thread it is a target task the program left pending when main returned
 // (nowait without taskwait), which can no longer run: said as such, not as a lost device.
-void reportAfterShutdown(const Status& st, const char* op, int32_t id) {
+// Returns false before the shutdown: the failure is then the caller's to report.
+bool reportedAfterShutdown(const Status& st, const char* op, int32_t id) {
+  if (!client().isShutDown()) return false;
   std::string where = id >= 0 ? " on " + client().where(id) : std::string();
   if (gettid() == getpid()) {
     log::info(log::Offload, "%s%s: %s", op, where.c_str(), st.message().c_str());
-    return;
+    return true;
   }
   failed("%s%s: main returned while this target task was still pending (nowait without a taskwait), and Ferry "
          "ended MPI at exit, so it cannot run. Wait for such regions before main returns (#pragma omp taskwait)",
          op, where.c_str());
+  return true;
 }
 
 int32_t report(const Status& st, const char* op, int32_t id) {
   if (st.isOk()) return abi::kOffloadSuccess;
-  if (client().isShutDown()) reportAfterShutdown(st, op, id);
-  else failed("%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
+  if (!reportedAfterShutdown(st, op, id))
+    failed("%s on %s failed: %s", op, client().where(id).c_str(), st.message().c_str());
   return abi::kOffloadFail;
 }
 
@@ -220,8 +223,7 @@ FERRY_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info* ai) {
   delete q;
   ai->Queue = nullptr;
   if (st) return abi::kOffloadSuccess;
-  if (client().isShutDown()) reportAfterShutdown(st, "synchronize", id);
-  else failed("synchronize: %s", st.message().c_str());
+  if (!reportedAfterShutdown(st, "synchronize", id)) failed("synchronize: %s", st.message().c_str());
   return abi::kOffloadFail;
 }
 
@@ -233,8 +235,8 @@ FERRY_EXPORT int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info* ai) {
   delete q;
   ai->Queue = nullptr;
   if (!done) {
-    if (client().isShutDown()) reportAfterShutdown(done.status(), "nowait region", id);
-    else failed("nowait region: %s", done.status().message().c_str());
+    if (!reportedAfterShutdown(done.status(), "nowait region", id))
+      failed("nowait region: %s", done.status().message().c_str());
     return abi::kOffloadFail;
   }
   return abi::kOffloadSuccess;

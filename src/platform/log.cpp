@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +47,13 @@ struct Filter {
   uint32_t subs;
 };
 
+// The level a word names, or Level::None.
+Level levelNamed(std::string_view word) {
+  for (size_t i = 1; i < std::size(kLevelNames); ++i)
+    if (word == kLevelNames[i]) return static_cast<Level>(i);
+  return Level::None;
+}
+
 Result<Filter> parseSpec(std::string_view spec) {
   Level level = Level::Warn;
   uint32_t subs = 0;
@@ -56,22 +62,19 @@ Result<Filter> parseSpec(std::string_view spec) {
     size_t comma = spec.find(',');
     // Any case and blanks, as NCCL_DEBUG=INFO is usually written.
     std::string word = parse::keyword(spec.substr(0, comma));
-    bool matched = false;
-    if (first) {
-      for (size_t i = 1; i < std::size(kLevelNames); ++i)
-        if (word == kLevelNames[i]) { level = static_cast<Level>(i); matched = levelGiven = true; }
-    }
+    Level named = levelNamed(word);
+    bool matched = first && named != Level::None;
+    if (matched) level = named, levelGiven = true;
     if (!matched) {
       for (const auto& s : kSubs)
         if (word == s.name) { subs |= s.bit; matched = true; }
     }
-    bool isLevel = std::find(std::begin(kLevelNames) + 1, std::end(kLevelNames), word) != std::end(kLevelNames);
-    if (!matched && !first && isLevel)
+    if (!matched && named != Level::None)
       return Status(Errc::InvalidArgument, "FERRY_LOG: '" + word + "' is a level, and the level comes first (FERRY_LOG=" +
                                                word + ",SUBSYS...)");
     if (!matched && !word.empty())
       return Status(Errc::InvalidArgument,
-                    "FERRY_LOG: unknown level or subsystem '" + std::string(word) +
+                    "FERRY_LOG: unknown level or subsystem '" + word +
                         "'; expected LEVEL[,SUBSYS...] with LEVEL in error|warn|info|debug|trace "
                         "and SUBSYS in init|config|comm|shm|offload|service|coll|bench|all");
     first = false;
