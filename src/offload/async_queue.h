@@ -67,10 +67,21 @@ struct DeferredLaunch {
   comm::LaunchMsg msg;
 };
 
+// A copy that gets no reply of its own: data_submit to `to`, or data_exchange `from` -> `to`.
+struct UnconfirmedCopy {
+  const char* op = "";
+  uint64_t bytes = 0;
+  int from = -1, to = -1;
+};
+
 struct AsyncQueue {
   std::vector<std::unique_ptr<PendingReply>> replies;
   std::vector<std::unique_ptr<PendingSend>> sends;
   std::map<int, DeviceSync> devices;
+  // Per device: the last copy sent without a reply, so that a synchronize that fails names
+  // it ("synchronize after data_exchange of 4 MiB from device 0 to device 1"), not only the
+  // device. Kept as numbers: formatted only for a synchronize.
+  std::map<int, UnconfirmedCopy> unconfirmedCopy;
   Status error;  // first failure seen on this queue
   // Liveness of the ranks this queue waits on, by rank (kept across non-blocking queries).
   std::map<int, std::unique_ptr<comm::PeerWatch>> watches;
@@ -83,7 +94,17 @@ struct AsyncQueue {
 
   bool idle() const { return replies.empty() && sends.empty() && !deferred && batch.empty(); }
   void noteNoReplyOp(int device) { devices[device] = DeviceSync::Dirty; }
+  void noteNoReplyCopy(int device, UnconfirmedCopy copy) {
+    noteNoReplyOp(device);
+    unconfirmedCopy[device] = copy;
+  }
   void noteBarrier(int device) { devices[device] = DeviceSync::Fenced; }
+  // A device's ops are confirmed, or about to be by the reply to `syncWhat`.
+  void noteConfirmed(int device) {
+    devices[device] = DeviceSync::Clean;
+    unconfirmedCopy.erase(device);
+  }
+  std::string syncWhat(int device) const;
 };
 
 }  // namespace ferry::offload

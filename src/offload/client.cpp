@@ -275,7 +275,7 @@ Status Client::releaseDeferred(AsyncQueue& q, bool confirm) {
   if (confirm) {
     d.msg.replyTag = tags_.next();
     expectReply(q, d.device, d.msg.replyTag, 0, 0, "launch_kernel");
-    q.devices[d.device] = DeviceSync::Clean;  // the reply confirms the kernel and all before it
+    q.noteConfirmed(d.device);  // the reply confirms the kernel and all before it
   }
   return queueSend(q, d.device, MsgType::Launch, d.msg);
 }
@@ -287,9 +287,9 @@ Status Client::flushQueue(AsyncQueue& q, bool confirm) {
     for (auto& [id, state] : q.devices) {
       if (state == DeviceSync::Clean) continue;
       int tag = tags_.next();
-      expectReply(q, id, tag, 0, 0, "synchronize");
+      expectReply(q, id, tag, 0, 0, q.syncWhat(id));
       if (Status st = queueSend(q, id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
-      state = DeviceSync::Clean;
+      q.noteConfirmed(id);
     }
   }
   return flushBatch(q);

@@ -204,7 +204,7 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
   m.dst = reinterpret_cast<uint64_t>(dst);
   m.data = describeData(id, n, src);
   counters_.hostToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
-  q.noteNoReplyOp(id);
+  q.noteNoReplyCopy(id, {"data_submit", n, -1, id});
   if (m.data.mode == DataMode::Inline) return queueSend(q, id, MsgType::Submit, m, src, n);
   // CMA: the serving rank reads the bytes out of rank 0's memory; the queue's synchronize
   // waits for that, as libomptarget keeps the buffer alive until then.
@@ -248,7 +248,7 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
     if (Status st = r.pipe->progress().takeStatus(); !st) return st;
   }
   if (Status st = queueSend(q, id, MsgType::Retrieve, m); !st) return st;
-  if (q.devices[id] == DeviceSync::Fenced) q.devices[id] = DeviceSync::Clean;  // this reply confirms the fence
+  if (q.devices[id] == DeviceSync::Fenced) q.noteConfirmed(id);  // this reply confirms the fence
   return {};
 }
 
@@ -282,8 +282,8 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   if (log::enabled(log::Level::Trace, log::Offload))
     log::trace(log::Offload, "exchange %s from %s to %s over %s", parse::formatSize(n).c_str(), where(srcId).c_str(),
                where(dstId).c_str(), comm::pathName(path));
-  q.noteNoReplyOp(srcId);
-  q.noteNoReplyOp(dstId);
+  q.noteNoReplyCopy(srcId, {"data_exchange", n, srcId, dstId});
+  q.noteNoReplyCopy(dstId, {"data_exchange", n, srcId, dstId});
   return {};
 }
 

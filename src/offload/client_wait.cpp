@@ -13,10 +13,20 @@
 #include "platform/clock.h"
 #include "platform/trace.h"
 #include "platform/log.h"
+#include "platform/parse.h"
 
 namespace ferry::offload {
 
 using comm::MsgType;
+
+std::string AsyncQueue::syncWhat(int device) const {
+  auto it = unconfirmedCopy.find(device);
+  if (it == unconfirmedCopy.end()) return "synchronize";
+  const UnconfirmedCopy& c = it->second;
+  std::string what = "synchronize after " + std::string(c.op) + " of " + parse::formatSize(c.bytes);
+  if (c.from >= 0) what += " from device " + std::to_string(c.from);
+  return what + " to device " + std::to_string(c.to);
+}
 
 namespace {
 
@@ -91,9 +101,9 @@ Status Client::requestSyncs(AsyncQueue& q) {
   for (auto& [id, state] : q.devices) {
     if (state == DeviceSync::Clean) continue;
     int tag = tags_.next();
-    expectReply(q, id, tag, 0, 0, "synchronize");
+    expectReply(q, id, tag, 0, 0, q.syncWhat(id));
     if (Status st = send(id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
-    state = DeviceSync::Clean;
+    q.noteConfirmed(id);
   }
   return {};
 }
@@ -142,16 +152,17 @@ int Client::frontDevice(const AsyncQueue& q) const {
 // answering, while the front device's rank, which waits for it, answers fine. Called only
 // once a wait has outlasted its spin phase: most waits end in microseconds and must not pay
 // for it. A rank that does not answer ends the job (endJobForLostPeer).
+// Each is named by what is awaited from it ("synchronize after data_exchange of 4 MiB from
+// device 0 to device 1"), which says more than the wait's own name.
 void Client::watchPeers(AsyncQueue& q, const char* what) {
-  auto watch = [&](int device) {
+  auto watch = [&](int device, const std::string& awaited) {
     int rank = devices_[device]->entry.rank;
     auto& w = q.watches[rank];
     if (!w) w = std::make_unique<comm::PeerWatch>(world_.comm(), rank, tags_);
-    if (Status st = w->poll(what); !st)
-      endJobForLostPeer(rank, st.withContext(std::string(what) + " on " + where(device)));
+    if (Status st = w->poll(awaited); !st) endJobForLostPeer(rank, st.withContext(where(device)));
   };
-  watch(frontDevice(q));
-  for (const auto& r : q.replies) watch(r->device);
+  if (q.replies.empty()) watch(frontDevice(q), q.sends.empty() ? what : q.sends.front()->what);
+  for (const auto& r : q.replies) watch(r->device, r->what);
 }
 
 Status Client::wait(AsyncQueue& q, const char* what) {
