@@ -11,6 +11,7 @@
 #include "coll/job_check.h"
 #include "coll/library_comms.h"
 #include "coll/library_ops.h"
+#include "coll/next_layer.h"
 #include "coll/pipeline.h"
 #include "coll/select.h"
 #include "coll/stats.h"
@@ -22,12 +23,19 @@
 namespace ferry::coll {
 namespace {
 
-// Set while this thread is inside Ferry: Ferry's own MPI_Allreduce calls (node split,
-// set-up agreement) come back here through the interposer and must reach the library.
+// Set while this thread is inside Ferry: an MPI_Allreduce that reaches the interposer then
+// (a PMPI tool's own, say) goes to the layer below, never into Ferry again. Ferry's own
+// calls go to PMPI_Allreduce directly.
 // initial-exec: a %fs-relative load instead of a __tls_get_addr call on every
 // MPI_Allreduce; both libraries are loaded at start-up (linked or LD_PRELOAD), never
 // dlopen'ed.
 __attribute__((tls_model("initial-exec"))) thread_local bool tInside = false;
+
+#if MPI_VERSION >= 4
+// Set while an MPI_Allreduce_c call runs here: what Ferry hands on goes to the next layer as
+// MPI_Allreduce_c, the call the program made.
+__attribute__((tls_model("initial-exec"))) thread_local bool tLargeCount = false;
+#endif
 
 class InsideGuard {
  public:
@@ -74,9 +82,24 @@ void report(const Decision& d, const Settings& s, const CallShape& call, MPI_Com
              d.ferry ? "Ferry" : "MPI library", ruleName(d.rule), why.c_str());
 }
 
+// A call Ferry does not run, to the layer below the interposer (next_layer.h): a PMPI tool
+// there sees it as the program made it. (Ferry's own allreduces are none of the program's:
+// they call PMPI_Allreduce, and never reach this.)
+int handOn(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+#if MPI_VERSION >= 4
+  if (tLargeCount) {
+    // Cleared first: a layer below whose MPI_Allreduce_c calls MPI_Allreduce comes back here
+    // with an int call, which must not be taken for a large-count one again.
+    tLargeCount = false;
+    return nextLayer().allreduceC(send, recv, count, type, op, comm);
+  }
+#endif
+  return nextLayer().allreduce(send, recv, count, type, op, comm);
+}
+
 int library(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   countCall(false);
-  return PMPI_Allreduce(send, recv, count, type, op, comm);
+  return handOn(send, recv, count, type, op, comm);
 }
 
 bool mpiUsable() {
@@ -291,15 +314,15 @@ void armFastPath() {
   (void)armed;
 }
 
-// Calls that go to the library whatever they are: Ferry's own (tInside), those before Ferry
-// started or the job agreed on its settings, and those outside MPI's lifetime.
+// Calls that Ferry hands on whatever they are: those that reach it while it is inside a call
+// (tInside), before it started or the job agreed on its settings, and outside MPI's lifetime.
 bool libraryOnly() { return tInside || !ensureStarted() || !jobAgreed() || !mpiUsable(); }
 
 }  // namespace
 
 int allreduceWith(const Settings& s, const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  if (libraryOnly()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  if (libraryOnly()) return handOn(send, recv, count, type, op, comm);
   if (smallForTheLibrary(s, count, type)) return library(send, recv, count, type, op, comm);
   // A lookup that never sets a context up, so that a call that would not reach set-up on
   // every rank (a derived datatype on one) cannot start one; set-up waits for decideAndRun.
@@ -313,14 +336,23 @@ int allreduceWith(const Settings& s, const void* send, void* recv, int count, MP
 }
 
 int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  // Ferry's own small MPI_Allreduce calls take the fast path to the library too; the others
+  // Small calls made while inside Ferry take the fast path to the library too; the others
   // meet the tInside check in allreduceWith.
   if (gFast.ready.load(std::memory_order_acquire) &&
       (fewElements(count) || smallForTheLibrary(gFast.crossover, count, type) || libraryComm(comm)))
     return library(send, recv, count, type, op, comm);
-  if (libraryOnly()) return PMPI_Allreduce(send, recv, count, type, op, comm);
+  if (libraryOnly()) return handOn(send, recv, count, type, op, comm);
   armFastPath();
   return allreduceWith(settings(), send, recv, count, type, op, comm);
 }
+
+#if MPI_VERSION >= 4
+int allreduceLargeCount(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  tLargeCount = true;
+  int rc = allreduce(send, recv, count, type, op, comm);
+  tLargeCount = false;
+  return rc;
+}
+#endif
 
 }  // namespace ferry::coll

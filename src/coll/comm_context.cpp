@@ -50,7 +50,7 @@ Status agreeFirst(MPI_Comm comm, const Settings& s, const std::string& label) {
   int64_t version = gAnnouncedVersion.load();
   int64_t fp = static_cast<int64_t>(s.fingerprint() >> 2);
   int64_t mine[4] = {version, -version, fp, -fp}, low[4] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 4, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)");
+  if (Status st = comm::mpiStatus(PMPI_Allreduce(mine, low, 4, MPI_INT64_T, MPI_MIN, comm), "PMPI_Allreduce(set-up)");
       !st)
     return st;
   if (low[0] != -low[1])
@@ -170,8 +170,8 @@ Status CommContext::probeSameNode(const Settings& s) {
     failure = comm::cmaProbe(pids_[r], static_cast<uint64_t>(all[3 * r + 1]), &expected, sizeof expected);
   }
   int works = failure.empty() ? 1 : 0, allWork = 0;
-  if (Status st = comm::mpiStatus(MPI_Allreduce(&works, &allWork, 1, MPI_INT, MPI_MIN, split_.nodeComm),
-                                  "MPI_Allreduce(cma probe)");
+  if (Status st = comm::mpiStatus(PMPI_Allreduce(&works, &allWork, 1, MPI_INT, MPI_MIN, split_.nodeComm),
+                                  "PMPI_Allreduce(cma probe)");
       !st)
     return st;
   if (!failure.empty()) {
@@ -233,7 +233,8 @@ Status CommContext::chooseInputs(const uint8_t* lent, pid_t peer, uint64_t peerL
 Status CommContext::splitShares(MPI_Comm comm, const Settings& s) {
   if (s.leaders == Leaders::One || split_.numNodes == 1) return {};
   int mine[3] = {split_.localSize, -split_.localSize, machineOversubscribed() ? -1 : 0}, low[3] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 3, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(ranks per node)");
+  if (Status st =
+          comm::mpiStatus(PMPI_Allreduce(mine, low, 3, MPI_INT, MPI_MIN, comm), "PMPI_Allreduce(ranks per node)");
       !st)
     return st;
   LeadersChoice choice = chooseLeaders(s, low[0], -low[1], low[2] < 0);
@@ -307,7 +308,8 @@ void announceProtocolVersionForTesting(int64_t version) { gAnnouncedVersion = ve
 Status CommContext::agree(MPI_Comm comm, Status local, bool unnamed) {
   int64_t mine[4] = {local ? 1 : 0, split_.localSize, -static_cast<int64_t>(split_.localSize), -gNextCommNumber.load()};
   int64_t low[4] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(mine, low, 4, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce(set-up)"); !st)
+  if (Status st = comm::mpiStatus(PMPI_Allreduce(mine, low, 4, MPI_INT64_T, MPI_MIN, comm), "PMPI_Allreduce(set-up)");
+      !st)
     return st;
   // The highest next number of any rank: new to every rank of this communicator. Raised,
   // never lowered: another thread may set up another communicator meanwhile.

@@ -39,7 +39,8 @@ CopySpeeds timeCopies(const uint8_t* mine, pid_t peerPid, uint64_t peerAddr) {
 
 Result<CopySpeeds> nodeAverage(MPI_Comm nodeComm, const CopySpeeds& mine) {
   double in[2] = {mine.copyGBs, mine.cmaGBs}, sum[2] = {};
-  if (Status st = comm::mpiStatus(MPI_Allreduce(in, sum, 2, MPI_DOUBLE, MPI_SUM, nodeComm), "MPI_Allreduce(copy speeds)");
+  if (Status st =
+          comm::mpiStatus(PMPI_Allreduce(in, sum, 2, MPI_DOUBLE, MPI_SUM, nodeComm), "PMPI_Allreduce(copy speeds)");
       !st)
     return st;
   int size = 1;

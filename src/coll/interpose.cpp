@@ -3,12 +3,14 @@
 // every other call still goes straight to the MPI library:
 //   MPI_Init/Init_thread     the library's, then one check that every process runs the
 //                            same build and settings of Ferry (job_check.h)
-//   MPI_Allreduce            Ferry's allreduce where it is faster, PMPI_Allreduce otherwise
+//   MPI_Allreduce            Ferry's allreduce where it is faster, the library's otherwise
 //   MPI_Allreduce_c          the same for counts that fit an int (MPI-4 libraries only)
 //   MPI_Alloc_mem/Free_mem   memory peers can map (FERRY_COLL_ALLOC_MEM), so that allreduce
 //                            on it needs no system call; other requests go to the library
 // Fortran programs: MPICH's bindings call these entry points; Open MPI's call PMPI_
 // directly, so interpose_fortran.cpp replaces those bindings too.
+// What Ferry hands on goes to the next definition of the same function (next_layer.h): a
+// PMPI tool preloaded after the interposer sees it, as it would without Ferry.
 #include "coll/interpose.h"
 
 #include <atomic>
@@ -16,6 +18,7 @@
 
 #include "coll/allreduce.h"
 #include "coll/job_check.h"
+#include "coll/next_layer.h"
 #include "coll/settings.h"
 #include "coll/shared_heap.h"
 #include "ferry/ferry_coll.h"
@@ -24,6 +27,8 @@
 
 namespace ferry::coll {
 
+namespace {
+
 int afterInit(int rc) {
   if (rc != MPI_SUCCESS) return rc;
   // Log lines (and a FERRY_LOG_FILE naming %r) carry the MPI rank, also under a launcher
@@ -31,14 +36,31 @@ int afterInit(int rc) {
   int rank = -1;
   if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) log::setRank(rank);
   agreeAcrossJob();
+  // After the check, which starts the platform: logging is off before it.
+  log::debug(log::Coll, "calls that Ferry does not run itself go to MPI_Allreduce etc. of %s",
+             nextLayerFile().c_str());
   return rc;
+}
+
+}  // namespace
+
+int init(int* argc, char*** argv) {
+  chainToNextLayer();
+  return afterInit(nextLayer().init(argc, argv));
+}
+
+int initThread(int* argc, char*** argv, int required, int* provided) {
+  chainToNextLayer();
+  return afterInit(nextLayer().initThread(argc, argv, required, provided));
 }
 
 int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
   // Small requests stay with the library: each shared block costs a file descriptor, and a
   // program may allocate many small ones (RMA windows, message buffers).
-  if (!ensureStarted() || !settings().allocMem || size < 0 || static_cast<uint64_t>(size) < kAllocMemMinSize)
-    return PMPI_Alloc_mem(size, info, baseptr);
+  // FERRY_COLL=off hands these to the library too: it means "Ferry takes no call".
+  if (!ensureStarted() || settings().mode == Mode::Off || !settings().allocMem || size < 0 ||
+      static_cast<uint64_t>(size) < kAllocMemMinSize)
+    return nextLayer().allocMem(size, info, baseptr);
   auto p = SharedHeap::instance().allocate(static_cast<size_t>(size));
   if (!p) {
     // Once: a program that allocates in a loop would repeat it for every block.
@@ -47,7 +69,7 @@ int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
                "MPI_Alloc_mem: %s; the MPI library serves this request instead, and further ones that Ferry cannot "
                "(FERRY_COLL_ALLOC_MEM=0 makes it serve every request)",
                p.status().message().c_str());
-    return PMPI_Alloc_mem(size, info, baseptr);
+    return nextLayer().allocMem(size, info, baseptr);
   }
   log::debug(log::Coll, "MPI_Alloc_mem of %s: a shared block that same-node peers can map (FERRY_COLL_ALLOC_MEM)",
              parse::formatSize(static_cast<uint64_t>(size)).c_str());
@@ -57,19 +79,23 @@ int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
 
 int freeMem(void* base) {
   if (SharedHeap::instance().release(base)) return MPI_SUCCESS;
-  return PMPI_Free_mem(base);
+  return nextLayer().freeMem(base);
 }
 
 }  // namespace ferry::coll
 
 using namespace ferry;
 
+// At load, before main and so before any MPI call: the entry points below hand on to what
+// comes after this library.
+__attribute__((constructor)) static void chainAtLoad() { coll::chainToNextLayer(); }
+
 extern "C" {
 
-FERRY_COLL_API int MPI_Init(int* argc, char*** argv) { return coll::afterInit(PMPI_Init(argc, argv)); }
+FERRY_COLL_API int MPI_Init(int* argc, char*** argv) { return coll::init(argc, argv); }
 
 FERRY_COLL_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  return coll::afterInit(PMPI_Init_thread(argc, argv, required, provided));
+  return coll::initThread(argc, argv, required, provided);
 }
 
 FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -83,8 +109,8 @@ FERRY_COLL_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, 
 // path; a larger one goes to the library.
 FERRY_COLL_API int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm) {
-  if (count < 0 || count > INT_MAX) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-  return coll::allreduce(sendbuf, recvbuf, static_cast<int>(count), datatype, op, comm);
+  if (count < 0 || count > INT_MAX) return coll::nextLayer().allreduceC(sendbuf, recvbuf, count, datatype, op, comm);
+  return coll::allreduceLargeCount(sendbuf, recvbuf, static_cast<int>(count), datatype, op, comm);
 }
 #endif
 

@@ -35,12 +35,20 @@ void allocMemFromFortran(const MPI_Aint* size, const MPI_Fint* info, void* basep
   returnCode(ierr, ferry::coll::allocMem(*size, PMPI_Info_f2c(*info), baseptr));
 }
 
-// MPI_Init from Fortran, as the bindings do it (no command line), then the job-wide check.
-void initFromFortran(MPI_Fint* ierr) { returnCode(ierr, ferry::coll::afterInit(PMPI_Init(nullptr, nullptr))); }
+// MPI_Init from Fortran, as from C (interpose.h): through the layer below's C entry point, so
+// that a PMPI tool after Ferry sees it even where its own Fortran wrappers are passed over.
+// With an empty command line, as Open MPI's binding passes it: a C wrapper may read *argc.
+void initFromFortran(MPI_Fint* ierr) {
+  int argc = 0;
+  char** argv = nullptr;
+  returnCode(ierr, ferry::coll::init(&argc, &argv));
+}
 
 void initThreadFromFortran(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  int argc = 0;
+  char** argv = nullptr;
   int given = MPI_THREAD_SINGLE;
-  int rc = ferry::coll::afterInit(PMPI_Init_thread(nullptr, nullptr, static_cast<int>(*required), &given));
+  int rc = ferry::coll::initThread(&argc, &argv, static_cast<int>(*required), &given);
   if (rc == MPI_SUCCESS) *provided = static_cast<MPI_Fint>(given);
   returnCode(ierr, rc);
 }
@@ -95,7 +103,7 @@ void* toC(void* buf) {
 }
 
 // The binding's own conversion (handles by f2c, sentinels), then the C path: Ferry's
-// allreduce where it is faster, PMPI_Allreduce otherwise.
+// allreduce where it is faster, the next layer's MPI_Allreduce otherwise.
 void allreduceFromFortran(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                           const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierr) {
   returnCode(ierr, ferry::coll::allreduce(toC(sendbuf), toC(recvbuf), static_cast<int>(*count),

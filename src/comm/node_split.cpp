@@ -27,7 +27,7 @@ Result<NodeSplit> splitNodes(MPI_Comm comm, int virtualNodes) {
   MPI_Comm_rank(phys, &physRank);
   MPI_Comm_size(phys, &physSize);
   Status lowest =
-      mpiStatus(MPI_Allreduce(&rank, &physLowest, 1, MPI_INT, MPI_MIN, phys), "MPI_Allreduce(node's lowest rank)");
+      mpiStatus(PMPI_Allreduce(&rank, &physLowest, 1, MPI_INT, MPI_MIN, phys), "PMPI_Allreduce(node's lowest rank)");
   MPI_Comm_free(&phys);
   if (!lowest) return lowest;
 

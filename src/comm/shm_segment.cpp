@@ -153,7 +153,8 @@ Result<ShmSegment> mapNodeSegment(MPI_Comm nodeComm, size_t bytes, const char* p
 
   // Everyone learns the lowest rank that failed, so that every rank returns the same outcome.
   int mine = seg ? INT_MAX : rank, firstFailed = INT_MAX;
-  Status agree = mpiStatus(MPI_Allreduce(&mine, &firstFailed, 1, MPI_INT, MPI_MIN, nodeComm), "MPI_Allreduce(segment)");
+  Status agree =
+      mpiStatus(PMPI_Allreduce(&mine, &firstFailed, 1, MPI_INT, MPI_MIN, nodeComm), "PMPI_Allreduce(segment)");
   if (rank == 0 && !created.empty()) (void)unlinkShmName(created);
   if (!agree) return agree;
   std::string what = std::string("shared segment for ") + purpose + " (" + std::to_string(bytes) + " B)";

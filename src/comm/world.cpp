@@ -167,7 +167,7 @@ Status World::decideCma() {
     break;
   }
   int works = reason.empty() ? 1 : 0, all = 0;
-  if (Status st = mpiStatus(MPI_Allreduce(&works, &all, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce(cma probe)"); !st)
+  if (Status st = mpiStatus(PMPI_Allreduce(&works, &all, 1, MPI_INT, MPI_MIN, comm_), "PMPI_Allreduce(cma probe)"); !st)
     return st;
   if (mode == "off") {
     cmaReason_ = "disabled by FERRY_SHM=off";

@@ -84,10 +84,11 @@ std::string describeTable(const DeviceTable& t) {
 }
 
 // The largest of the ranks' values. A job whose ranks cannot even reduce one integer cannot
-// go on: this rank says why and ends (the launcher then ends the others).
+// go on: this rank says why and ends (the launcher then ends the others). PMPI_, as all of
+// Ferry's own allreduces: a PMPI tool counts only the program's (docs/collectives.md).
 int maxOverRanks(comm::World& w, int mine, const char* step) {
   int most = 0;
-  Status st = comm::mpiStatus(MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, w.comm()), "MPI_Allreduce");
+  Status st = comm::mpiStatus(PMPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, w.comm()), "PMPI_Allreduce");
   if (st) return most;
   log::error(log::Init, "%s failed: %s", step, st.message().c_str());
   std::exit(1);

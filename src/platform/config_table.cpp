@@ -81,7 +81,8 @@ constexpr KnobSpec kKnobTable[] = {
     // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
-     "every call it supports, whatever the size), off (always the MPI library)"},
+     "every call it supports, whatever the size), off (always the MPI library, which then also serves "
+     "every MPI_Alloc_mem)"},
     {Knob::CollMinSize, "FERRY_COLL_MIN_SIZE", KnobType::Size, "4K", nullptr, 0, kNoLimit, "coll",
      "In auto mode, messages smaller than this go to the MPI library (the measured crossover). Unset: "
      "4K, and 0 with MPICH (not its derivatives), whose own allreduce measured slower than Ferry's at "
