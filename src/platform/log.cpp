@@ -70,8 +70,8 @@ Result<Filter> parseSpec(std::string_view spec) {
         if (word == s.name) { subs |= s.bit; matched = true; }
     }
     if (!matched && named != Level::None)
-      return Status(Errc::InvalidArgument, "FERRY_LOG: '" + word + "' is a level, and the level comes first (FERRY_LOG=" +
-                                               word + ",SUBSYS...)");
+      return Status(Errc::InvalidArgument,
+                    "FERRY_LOG: '" + word + "' is a level, and the level comes first (FERRY_LOG=" + word + ",SUBSYS...)");
     if (!matched && !word.empty())
       return Status(Errc::InvalidArgument,
                     "FERRY_LOG: unknown level or subsystem '" + word +

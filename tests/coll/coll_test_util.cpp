@@ -1,5 +1,7 @@
 #include "coll_test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -103,8 +105,32 @@ T exactOp(OpKind op, T a, T b) {
   }
 }
 
-// Each library deviation is reported once per process.
+// The libraries' known wrong results (docs/collectives.md, "Exactness"), by an unsigned-type
+// list of the test's own rather than Ferry's classification. Open MPI's saturating 8- and
+// 16-bit sums, also listed there, never show: the inputs keep those sums in range.
+bool knownLibraryDeviation(const TypedOp& t) {
+  if (t.kind != OpKind::Max && t.kind != OpKind::Min) return false;
+#if defined(OPEN_MPI)
+  return t.type == MPI_UNSIGNED_LONG || t.type == MPI_OFFSET;  // compared as signed / unsigned
+#elif defined(MPICH)
+  for (MPI_Datatype u : {MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+                         MPI_UNSIGNED_LONG_LONG, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T})
+    if (t.type == u) return true;  // every unsigned type compared as signed
+  return false;
+#else
+  return false;
+#endif
+}
+
+// A known deviation is noted once per process; any other fails the test: either the library
+// has a bug the docs do not list, or the test's exact result is wrong.
 void reportLibraryDeviation(const TypedOp& t, const std::string& diff) {
+  if (!knownLibraryDeviation(t)) {
+    ADD_FAILURE() << "the MPI library's result differs from the test's exact one, and docs/collectives.md "
+                     "(Exactness) lists no such library bug: "
+                  << diff;
+    return;
+  }
   static std::vector<std::string> seen;
   if (std::find(seen.begin(), seen.end(), t.name()) != seen.end()) return;
   seen.push_back(t.name());

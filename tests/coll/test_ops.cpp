@@ -4,6 +4,9 @@
 // (the inputs make every order exact; see checkAgainstLibrary).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <type_traits>
+
 #include "coll_test_util.h"
 
 namespace ferry::coll::testing {
@@ -52,6 +55,70 @@ TEST(AllreduceOpsCoverage, EveryPredefinedIntegerAndFloatingTypeIsCovered) {
   EXPECT_FALSE(has(MPI_DOUBLE, MPI_BAND));
   EXPECT_TRUE(has(MPI_BYTE, MPI_BXOR));
   EXPECT_FALSE(has(MPI_BYTE, MPI_SUM));
+}
+
+// The test's exact results take each element's width and signedness from Ferry's
+// classification; this pins it to the C types the MPI standard names, independently.
+template <typename T>
+Elem elemOf() {
+  if constexpr (std::is_same_v<T, bool>) return Elem::Bool;
+  if constexpr (std::is_same_v<T, float>) return Elem::F32;
+  if constexpr (std::is_same_v<T, double>) return Elem::F64;
+  if constexpr (std::is_same_v<T, long double>) return Elem::F80;
+  constexpr bool s = std::is_signed_v<T>;
+  switch (sizeof(T)) {
+    case 1: return s ? Elem::I8 : Elem::U8;
+    case 2: return s ? Elem::I16 : Elem::U16;
+    case 4: return s ? Elem::I32 : Elem::U32;
+    default: return s ? Elem::I64 : Elem::U64;
+  }
+}
+
+TEST(AllreduceOpsCoverage, ElementsAreTheCTypesTheStandardNames) {
+  const std::pair<MPI_Datatype, Elem> want[] = {
+      {MPI_CHAR, elemOf<char>()},
+      {MPI_SIGNED_CHAR, elemOf<signed char>()},
+      {MPI_UNSIGNED_CHAR, elemOf<unsigned char>()},
+      {MPI_SHORT, elemOf<short>()},
+      {MPI_UNSIGNED_SHORT, elemOf<unsigned short>()},
+      {MPI_INT, elemOf<int>()},
+      {MPI_UNSIGNED, elemOf<unsigned>()},
+      {MPI_LONG, elemOf<long>()},
+      {MPI_UNSIGNED_LONG, elemOf<unsigned long>()},
+      {MPI_LONG_LONG, elemOf<long long>()},
+      {MPI_UNSIGNED_LONG_LONG, elemOf<unsigned long long>()},
+      {MPI_INT8_T, elemOf<int8_t>()},
+      {MPI_INT16_T, elemOf<int16_t>()},
+      {MPI_INT32_T, elemOf<int32_t>()},
+      {MPI_INT64_T, elemOf<int64_t>()},
+      {MPI_UINT8_T, elemOf<uint8_t>()},
+      {MPI_UINT16_T, elemOf<uint16_t>()},
+      {MPI_UINT32_T, elemOf<uint32_t>()},
+      {MPI_UINT64_T, elemOf<uint64_t>()},
+      {MPI_AINT, elemOf<MPI_Aint>()},
+      {MPI_OFFSET, elemOf<MPI_Offset>()},
+      {MPI_COUNT, elemOf<MPI_Count>()},
+      {MPI_FLOAT, elemOf<float>()},
+      {MPI_DOUBLE, elemOf<double>()},
+      {MPI_LONG_DOUBLE, elemOf<long double>()},
+      {MPI_C_BOOL, elemOf<bool>()},
+      {MPI_BYTE, elemOf<unsigned char>()},
+  };
+  for (auto [type, elem] : want) {
+    auto info = classifyType(type);
+    ASSERT_TRUE(info.has_value());
+    EXPECT_EQ(static_cast<int>(info->elem), static_cast<int>(elem)) << info->name;
+  }
+  // Fortran INTEGER and REAL kinds: signed integers and IEEE floats of the size MPI reports.
+  for (MPI_Datatype type : {MPI_INTEGER, MPI_INTEGER4, MPI_INTEGER8, MPI_REAL, MPI_DOUBLE_PRECISION}) {
+    auto info = classifyType(type);
+    ASSERT_TRUE(info.has_value());
+    int size = 0;
+    MPI_Type_size(type, &size);
+    bool real = type == MPI_REAL || type == MPI_DOUBLE_PRECISION;
+    Elem e = real ? (size == 4 ? Elem::F32 : Elem::F64) : size == 4 ? Elem::I32 : Elem::I64;
+    EXPECT_EQ(static_cast<int>(info->elem), static_cast<int>(e)) << info->name;
+  }
 }
 
 }  // namespace

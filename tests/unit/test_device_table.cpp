@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "offload/device_table.h"
 
 namespace ferry::offload {
@@ -47,7 +49,9 @@ TEST(DeviceTable, RowsShowRankHostNodeKindMemory) {
   e.memoryBytes = 12ull << 30;
   auto t = DeviceTable::fromEntries({e});
   std::string row = t.row(0);
-  for (const char* part : {"3", "2", "node17", "1", "cpu", "12 GiB"}) EXPECT_NE(row.find(part), std::string::npos) << row;
+  // Each value in its own column, in the header's order (a substring test would let "2"
+  // match "12 GiB" and "1" match "node17").
+  EXPECT_TRUE(std::regex_search(row, std::regex("^3 +2 +node17 +1 +cpu +12 GiB( |$)"))) << row;
   for (const char* col : {"device", "rank", "host", "node", "kind", "memory"})
     EXPECT_NE(DeviceTable::header().find(col), std::string::npos);
 }

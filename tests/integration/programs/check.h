@@ -36,11 +36,12 @@ static inline int expected_rank(int device) {
 }
 
 #pragma omp declare target
-/* The MPI rank of the process running this code (Open MPI or MPICH launchers). */
+/* The MPI rank of the process running this code (Open MPI or MPICH launchers); 0 in a
+ * program started without a launcher (a singleton). */
 static int current_rank(void) {
   const char* v = getenv("OMPI_COMM_WORLD_RANK");
   if (!v) v = getenv("PMI_RANK");
-  return v ? atoi(v) : -1;
+  return v ? atoi(v) : 0;
 }
 #pragma omp end declare target
 
@@ -53,7 +54,41 @@ static inline void check_region_rank(int d) {
   if (!env_int("FERRY_RANK0_DEVICES", 0)) CHECK(r != 0, "device %d ran on rank 0, which runs main", d);
 }
 
+/* The job's size, as the launchers say it (Open MPI, MPICH's Hydra); 1 for a program started
+ * without a launcher (a singleton). */
+static inline int world_size(void) {
+  int n = env_int("OMPI_COMM_WORLD_SIZE", 0);
+  return n ? n : env_int("PMI_SIZE", 1);
+}
+
+/* The devices this job must have: FERRY_DEVICES_PER_RANK on every serving rank. -1 where
+ * it cannot be known: a job that may also have GPUs (FERRY_GPUS_PER_RANK not 0; "all" is
+ * valid too). */
+static inline int expected_devices(void) {
+  const char* gpus = getenv("FERRY_GPUS_PER_RANK");
+  if (!gpus || strcmp(gpus, "0") != 0) return -1;
+  int size = world_size();
+  int serving = env_int("FERRY_RANK0_DEVICES", 0) ? size : size - 1;
+  return serving > 0 ? serving * devices_per_rank() : 0;
+}
+
+/* A program whose regions ran on the host (no Ferry, offloading disabled, a stock plugin)
+ * would pass its own checks, so this checks the device table: as many devices as the job's
+ * layout gives, each running on its documented rank. */
+static inline void check_device_table(void) {
+#ifndef FERRY_TEST_GPU_IMAGE /* their jobs may have GPUs, whose device code has no getenv */
+  int want = expected_devices();
+  if (want < 0) return;
+  int n = omp_get_num_devices();
+  CHECK(n == want && n > 0, "%d device(s), expected %d from the MPI launcher's job size, FERRY_RANK0_DEVICES and "
+        "FERRY_DEVICES_PER_RANK (is Ferry's plugin loaded, and was the program started by mpiexec?)", n, want);
+  for (int d = 0; d < n && n == want; ++d) check_region_rank(d);
+#endif
+}
+
+/* Every program that runs to its end ends here, with the device table checked. */
 static inline int finish(const char* name) {
+  check_device_table();
   if (failures) {
     fprintf(stderr, "%s: %d check(s) FAILED\n", name, failures);
     return 1;

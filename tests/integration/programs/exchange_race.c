@@ -49,5 +49,5 @@ int main(int argc, char** argv) {
   omp_target_free(b, 1);
   free(h);
   printf("exchange_race: %d rounds of 4 threads: OK\n", iters);
-  return 0;
+  return finish("exchange_race");
 }

@@ -43,11 +43,6 @@ static int driver_gpu_count(const char** why) {
   return n;
 }
 
-static int world_size(void) {
-  int n = env_int("OMPI_COMM_WORLD_SIZE", 0);
-  return n ? n : env_int("PMI_SIZE", 0);
-}
-
 /* Every device's place in the table: rank first + d / per_rank, CPUs first on each rank
  * (rank 0 serves devices only under FERRY_RANK0_DEVICES=1). */
 static void check_table(int n, int cpus, int gpus) {

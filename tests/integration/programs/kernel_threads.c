@@ -1,5 +1,6 @@
 /* OMP_NUM_THREADS sizes the parallel regions of kernels on serving ranks, as it does with the
- * stock host plugin; without it each device gets its share of the node (at least 1). */
+ * stock host plugin; without it each device gets its share of the node (at least 1), which
+ * the test compares with the count the serving rank logs (FERRY_LOG=debug,service). */
 #include "check.h"
 
 int main(void) {
@@ -16,6 +17,7 @@ int main(void) {
       CHECK(got == want, "device %d ran its parallel region with %d thread(s), OMP_NUM_THREADS=%d", d, got, want);
     else
       CHECK(got >= 1, "device %d ran its parallel region with %d thread(s)", d, got);
+    printf("kernel_threads: device %d ran with %d thread(s)\n", d, got);
   }
   return finish("kernel_threads");
 }

@@ -11,6 +11,7 @@ int main(void) {
 #pragma omp target device(0) map(tofrom : warm)
   warm = 1; /* a device operation before the nowait regions (see docs/user-guide.md) */
   CHECK(warm == 1, "the first region did not run");
+  check_device_table(); /* the regions below print the same on the host */
   int n = omp_get_num_devices();
   for (int r = 0; r < 3; ++r) {
 #pragma omp target nowait device(r % n) firstprivate(r)
