@@ -122,17 +122,18 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
   set("LD_LIBRARY_PATH", prependedLibraryPath(*dir));
   if (!spec.preload.empty()) {
     // Ferry's libraries first, then what the user preloads already, which used to be dropped.
-    // Where both define an MPI function, the first one's runs, and Ferry's call the library
-    // (PMPI_*) directly: a PMPI tool there does not see those calls.
+    // Where both define an MPI function, Ferry's runs first and hands what it does not run
+    // itself to the next definition (src/coll/next_layer.h): the tool's.
     std::string pre;
     for (const auto& p : spec.preload) pre += (pre.empty() ? "" : ":") + p;
     if (const char* old = std::getenv("LD_PRELOAD"); old && *old) {
       pre += std::string(":") + old;
       log::warn(log::Init,
                 "LD_PRELOAD already holds %s: it is kept, after Ferry's interposer. A PMPI tool in it (mpiP, Darshan, "
-                "Score-P) does not see MPI_Init, MPI_Init_thread, MPI_Allreduce (and MPI_Allreduce_c), MPI_Alloc_mem "
-                "and MPI_Free_mem, nor their Fortran bindings, which Ferry's interposer takes and passes to the MPI "
-                "library itself (MPI has one profiling layer)",
+                "Score-P) sees MPI_Init and every call that Ferry hands to the MPI library, but not the allreduces "
+                "Ferry runs itself (within a node they use shared memory, across nodes the tool sees the messages "
+                "they are made of), nor the MPI_Alloc_mem/MPI_Free_mem of blocks Ferry serves; FERRY_COLL=off "
+                "hands every call to it",
                 old);
     }
     set("LD_PRELOAD", pre);
@@ -179,35 +180,27 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
 
 namespace {
 volatile sig_atomic_t gLauncher = 0;
+volatile sig_atomic_t gStopSignal = 0;  // the signal that stopped the job, once one came
 void forwardToLauncher(int sig) {
+  gStopSignal = sig;
   if (gLauncher > 0) kill(static_cast<pid_t>(gLauncher), sig);
 }
-}  // namespace
+// Ctrl-C: the terminal signals the whole process group, the launcher included, so that
+// SIGINT is only noted (a second one makes Open MPI's launcher kill the ranks at once). One
+// sent by a process (`kill -INT PID`) may have reached this process alone and is forwarded.
+void interrupted(int sig, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code == SI_KERNEL) {
+    gStopSignal = sig;
+    return;
+  }
+  forwardToLauncher(sig);
+}
 
-int runAndMirror(const std::vector<std::string>& argv) {
-  pid_t child = fork();
-  if (child < 0) {
-    std::fprintf(stderr, "ferry run: fork failed: %s\n", std::strerror(errno));
-    return 127;
-  }
-  if (child == 0) {
-    Status st = execCommand(argv);
-    std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());
-    _exit(127);
-  }
-  // Ctrl-C reaches the launcher too (the terminal signals the whole process group), and the
-  // launcher forwards it to the job. A SIGTERM or SIGHUP sent to this process alone (by
-  // `timeout`, a batch system, `kill PID`) must reach the launcher as well: ignored, it left
-  // the job running.
-  gLauncher = child;
-  signal(SIGINT, SIG_IGN);
-  struct sigaction forward {};
-  forward.sa_handler = forwardToLauncher;
-  sigemptyset(&forward.sa_mask);
-  for (int sig : {SIGTERM, SIGHUP}) sigaction(sig, &forward, nullptr);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+// The launcher's status as this process's exit code. A job this process was told to stop
+// is reported as stopped by that signal (128 + it), whatever the launcher returns: MPICH's
+// Hydra sometimes exits 0 after a SIGTERM, and a batch system must not read that as success.
+int exitCodeOf(int status) {
+  if (gStopSignal != 0) return 128 + gStopSignal;  // ranks the launcher then killed included
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   int sig = code > 128 ? code - 128 : 0;
   // Not SIGILL: Open MPI's launcher exits 132 when it cannot start the processes at all.
@@ -218,6 +211,46 @@ int runAndMirror(const std::vector<std::string>& argv) {
     raise(sig);
   }
   return code;
+}
+}  // namespace
+
+int runAndMirror(const std::vector<std::string>& argv) {
+  // Held from before the fork until the handlers below are in place: a SIGTERM in between
+  // would end this process and leave the launcher running without anyone to stop it.
+  sigset_t held, callers;
+  sigemptyset(&held);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, sig);
+  sigprocmask(SIG_BLOCK, &held, &callers);
+  pid_t child = fork();
+  if (child < 0) {
+    sigprocmask(SIG_SETMASK, &callers, nullptr);
+    std::fprintf(stderr, "ferry run: fork failed: %s\n", std::strerror(errno));
+    return 127;
+  }
+  if (child == 0) {
+    sigprocmask(SIG_SETMASK, &callers, nullptr);  // the launcher gets the caller's mask
+    Status st = execCommand(argv);
+    std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());
+    _exit(127);
+  }
+  // Ctrl-C reaches the launcher too (the terminal signals the whole process group), and the
+  // launcher forwards it to the job. A SIGTERM or SIGHUP sent to this process alone (by
+  // `timeout`, a batch system, `kill PID`) must reach the launcher as well: ignored, it left
+  // the job running.
+  gLauncher = child;
+  struct sigaction handler {};
+  sigemptyset(&handler.sa_mask);
+  handler.sa_sigaction = interrupted;
+  handler.sa_flags = SA_SIGINFO;
+  sigaction(SIGINT, &handler, nullptr);
+  handler.sa_handler = forwardToLauncher;
+  handler.sa_flags = 0;
+  for (int sig : {SIGTERM, SIGHUP}) sigaction(sig, &handler, nullptr);
+  sigprocmask(SIG_SETMASK, &callers, nullptr);  // what came meanwhile is forwarded now
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return exitCodeOf(status);
 }
 
 Status execCommand(const std::vector<std::string>& argv) {
