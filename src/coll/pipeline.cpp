@@ -128,10 +128,17 @@ std::string Pipeline::peerName(int r) const {
 Status Pipeline::checkSignatures() {
   if (signaturesChecked_ || area_.lowest(&RankLine::posted) < seq_) return {};
   signaturesChecked_ = true;
+  return postedSignaturesAgree();
+}
+
+// A peer posts this call's signature before it can fail the call, and cannot post the one
+// after it (the other slot) before this rank posted this one, so what it posted is there.
+Status Pipeline::postedSignaturesAgree() const {
   const CallSignature& mine = mine_.signature[seq_ % 2];
   for (int r = 0; r < k_; ++r) {
+    if (r == me_ || area_.line(r).posted.load(std::memory_order_acquire) < seq_) continue;
     const CallSignature& theirs = area_.line(r).signature[seq_ % 2];
-    if (r == me_ || theirs == mine) continue;
+    if (theirs == mine) continue;
     return Status(Errc::InvalidArgument,
                   peerName(r) + " passed " + describeCall(theirs) + ", this rank " + describeCall(mine) +
                       "; MPI requires every rank to pass the same count, datatype and op to MPI_Allreduce: check "
@@ -140,11 +147,16 @@ Status Pipeline::checkSignatures() {
   return {};
 }
 
+// A peer that failed on a mismatch with this rank may do so before this rank compared the
+// two: its notice must not hide the mismatch, which this rank reports as its own (MPI_ERR_ARG
+// on every rank that disagrees, whichever looked first).
 Status Pipeline::checkPeersFailed() const {
-  for (int r = 0; r < k_; ++r)
-    if (r != me_ && area_.line(r).failed.load(std::memory_order_acquire) == seq_)
-      return Status(Errc::Unavailable,
-                    peerName(r) + " failed this call, so this rank cannot finish it; that rank's error says why");
+  for (int r = 0; r < k_; ++r) {
+    if (r == me_ || area_.line(r).failed.load(std::memory_order_acquire) != seq_) continue;
+    if (Status st = postedSignaturesAgree(); !st) return st;
+    return Status(Errc::Unavailable,
+                  peerName(r) + " failed this call, so this rank cannot finish it; that rank's error says why");
+  }
   return {};
 }
 

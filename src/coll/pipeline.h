@@ -78,8 +78,11 @@ class Pipeline {
   bool stageInput();
   std::string waitingFor() const;
   std::string peerName(int localRank) const;
-  // Fails the call if a node peer that has posted it passed another count, type or op.
+  // Fails the call, once every node peer has posted it, if one passed another count, type
+  // or op.
   Status checkSignatures();
+  // Fails the call if a node peer that has posted it passed another count, type or op.
+  Status postedSignaturesAgree() const;
   // Fails the call if a node peer failed it: its chunks will never come (a leader whose
   // inter-node stage failed, say).
   Status checkPeersFailed() const;
