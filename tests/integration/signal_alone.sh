@@ -9,7 +9,9 @@
 set -u
 sig=$1 marker=$2 count=$3
 shift 4
-"$@" &
+# An asynchronous command of a non-interactive shell starts ignoring SIGINT, and CMD would
+# keep it ignored (as it should); the signals are meant to reach it as from a process.
+env --default-signal=INT "$@" &
 pid=$!
 tries=0
 while [ "$(pgrep -f -- "$marker" | wc -l)" -lt "$count" ] && [ "$tries" -lt 600 ]; do

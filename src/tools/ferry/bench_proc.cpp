@@ -15,6 +15,8 @@
 #include <fstream>
 #include <thread>
 
+#include "tools/ferry/stop_signals.h"
+
 extern char** environ;
 
 namespace ferry::tools::bench {
@@ -26,10 +28,9 @@ namespace {
 // and `ferry bench` stops once it has ended.
 volatile sig_atomic_t gChildGroup = 0;
 volatile sig_atomic_t gStopSignal = 0;
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 constexpr double kStopGraceSeconds = 10;  // then SIGKILL: a launcher may wait on a stuck rank
 
-void onStopSignal(int sig) {
+void onStopSignal(int sig, siginfo_t*, void*) {
   gStopSignal = sig;
   if (gChildGroup > 0) {
     kill(-static_cast<pid_t>(gChildGroup), sig);
@@ -39,15 +40,9 @@ void onStopSignal(int sig) {
   raise(sig);
 }
 
-// A signal this process was started ignoring (nohup's SIGHUP, a background job's SIGINT)
-// stays ignored, for it and, through exec, for the job, as a shell leaves it.
 void forwardStopSignals() {
   static const bool installed = [] {
-    struct sigaction sa {}, old {};
-    sa.sa_handler = onStopSignal;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : kStopSignals)
-      if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);
+    handleStopSignals(onStopSignal);
     return true;
   }();
   (void)installed;
@@ -125,22 +120,19 @@ Result<ChildResult> runChild(const ChildSpec& spec) {
   // that none can arrive in between and leave the child running; the child starts with this
   // process's mask as it was.
   forwardStopSignals();
-  sigset_t stops, before;
-  sigemptyset(&stops);
-  for (int sig : kStopSignals) sigaddset(&stops, sig);
-  sigprocmask(SIG_BLOCK, &stops, &before);
+  StopSignalsHeld held;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &before);
+  posix_spawnattr_setsigmask(&attr, &held.callersMask());
   std::vector<char*> cargv = cStrings(argv), cenv = cStrings(env);
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, argv[0].c_str(), &files, &attr, cargv.data(), cenv.data());
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
   if (rc == 0) gChildGroup = pid;
-  sigprocmask(SIG_SETMASK, &before, nullptr);
+  held.release();
   if (rc != 0) return Status(Errc::NotFound, "cannot start " + argv[0] + ": " + std::strerror(rc));
   ChildResult result = waitFor(pid, spec.timeoutSeconds);
   gChildGroup = 0;

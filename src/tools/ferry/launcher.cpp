@@ -15,6 +15,7 @@
 
 #include "platform/log.h"
 #include "platform/topology.h"
+#include "tools/ferry/stop_signals.h"
 
 extern char** environ;
 
@@ -181,19 +182,16 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
 namespace {
 volatile sig_atomic_t gLauncher = 0;
 volatile sig_atomic_t gStopSignal = 0;  // the signal that stopped the job, once one came
-void forwardToLauncher(int sig) {
+
+// SIGTERM, SIGHUP, and a SIGINT that a process sent, are passed on to the launcher: sent to
+// this process alone (`timeout`, a batch system, `kill PID`), they would otherwise leave the
+// job running. The terminal's Ctrl-C (SI_KERNEL) reached the launcher itself, as the whole
+// process group: it is only noted, for a second one makes Open MPI's launcher kill the
+// ranks at once.
+void onStopSignal(int sig, siginfo_t* info, void*) {
   gStopSignal = sig;
-  if (gLauncher > 0) kill(static_cast<pid_t>(gLauncher), sig);
-}
-// Ctrl-C: the terminal signals the whole process group, the launcher included, so that
-// SIGINT is only noted (a second one makes Open MPI's launcher kill the ranks at once). One
-// sent by a process (`kill -INT PID`) may have reached this process alone and is forwarded.
-void interrupted(int sig, siginfo_t* info, void*) {
-  if (info != nullptr && info->si_code == SI_KERNEL) {
-    gStopSignal = sig;
-    return;
-  }
-  forwardToLauncher(sig);
+  bool fromTerminal = sig == SIGINT && info != nullptr && info->si_code == SI_KERNEL;
+  if (!fromTerminal && gLauncher > 0) kill(static_cast<pid_t>(gLauncher), sig);
 }
 
 // The launcher's status as this process's exit code. A job this process was told to stop
@@ -215,38 +213,21 @@ int exitCodeOf(int status) {
 }  // namespace
 
 int runAndMirror(const std::vector<std::string>& argv) {
-  // Held from before the fork until the handlers below are in place: a SIGTERM in between
-  // would end this process and leave the launcher running without anyone to stop it.
-  sigset_t held, callers;
-  sigemptyset(&held);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, sig);
-  sigprocmask(SIG_BLOCK, &held, &callers);
+  StopSignalsHeld held;
   pid_t child = fork();
   if (child < 0) {
-    sigprocmask(SIG_SETMASK, &callers, nullptr);
     std::fprintf(stderr, "ferry run: fork failed: %s\n", std::strerror(errno));
     return 127;
   }
   if (child == 0) {
-    sigprocmask(SIG_SETMASK, &callers, nullptr);  // the launcher gets the caller's mask
+    sigprocmask(SIG_SETMASK, &held.callersMask(), nullptr);  // the launcher gets the caller's mask
     Status st = execCommand(argv);
     std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());
     _exit(127);
   }
-  // Ctrl-C reaches the launcher too (the terminal signals the whole process group), and the
-  // launcher forwards it to the job. A SIGTERM or SIGHUP sent to this process alone (by
-  // `timeout`, a batch system, `kill PID`) must reach the launcher as well: ignored, it left
-  // the job running.
   gLauncher = child;
-  struct sigaction handler {};
-  sigemptyset(&handler.sa_mask);
-  handler.sa_sigaction = interrupted;
-  handler.sa_flags = SA_SIGINFO;
-  sigaction(SIGINT, &handler, nullptr);
-  handler.sa_handler = forwardToLauncher;
-  handler.sa_flags = 0;
-  for (int sig : {SIGTERM, SIGHUP}) sigaction(sig, &handler, nullptr);
-  sigprocmask(SIG_SETMASK, &callers, nullptr);  // what came meanwhile is forwarded now
+  handleStopSignals(onStopSignal);
+  held.release();  // what came meanwhile is passed on now
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }

@@ -1,0 +1,36 @@
+// The signals that ask a job to stop (SIGINT, SIGTERM, SIGHUP: Ctrl-C, `kill`, a batch
+// system, a hangup), as the commands that start a child (ferry run's launcher, ferry
+// bench's runs) handle them: held while the child starts, then passed on to it.
+#pragma once
+
+#include <signal.h>
+
+namespace ferry::tools {
+
+inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Blocks the stop signals from before a child is started until the handlers know it, so
+// that none can end this process in between and leave the child running without anyone to
+// stop it. The child must start with the caller's mask (callersMask); release() or the
+// destructor restores it here, and what came meanwhile is then handled.
+class StopSignalsHeld {
+ public:
+  StopSignalsHeld();
+  ~StopSignalsHeld() { release(); }
+  StopSignalsHeld(const StopSignalsHeld&) = delete;
+  StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+  const sigset_t& callersMask() const { return callers_; }
+  void release();
+
+ private:
+  sigset_t callers_;
+  bool held_ = true;
+};
+
+// Installs `handler` (SA_SIGINFO) for each stop signal this process was not started
+// ignoring: nohup's SIGHUP and a background job's SIGINT stay ignored, for this process and,
+// through exec, for its child, as a shell leaves them.
+void handleStopSignals(void (*handler)(int, siginfo_t*, void*));
+
+}  // namespace ferry::tools
