@@ -192,16 +192,24 @@ Path World::pathBetween(int a, int b) const {
   return Path::Mpi;
 }
 
-Status World::finalize() {
+Status World::finalize(LivenessResponder* responder) {
   if (finalized_) return {};
   finalized_ = true;
-  // Answers take microseconds; 0.2 s bounds the wait for one whose probe was never read.
+  // This rank's last probes are answered while every responder still runs. Answers take
+  // microseconds; 0.2 s bounds the wait for one whose probe was never read.
   settleUnansweredProbes(0.2);
+  FinalizeWatchdog watchdog(config().seconds(Knob::Timeout), rank_);  // a stopped rank misses the barrier too
+  if (responder) {
+    // No responder stops before every rank has settled its probes: a probe that reached a
+    // stopped one stayed unmatched, which MPI_Finalize reported (UCX: "unexpected
+    // tag-receive descriptor").
+    PMPI_Barrier(comm_);
+    responder->stop();
+  }
   if (nodes_.nodeComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.nodeComm);
   if (nodes_.leaderComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.leaderComm);
   MPI_Comm_free(&comm_);
   if (!ownsMpi_) return {};
-  FinalizeWatchdog watchdog(config().seconds(Knob::Timeout), rank_);
   return mpiStatus(MPI_Finalize(), "MPI_Finalize");
 }
 

@@ -13,6 +13,8 @@
 
 namespace ferry::comm {
 
+class LivenessResponder;  // comm/liveness.h
+
 // How bytes reach a peer, chosen per pair of ranks from where the peer lives.
 enum class Path : uint8_t {
   Self,  // same process: memcpy
@@ -54,8 +56,9 @@ class World {
   // The path bytes take between two other ranks (a device-to-device copy rank 0 arranges).
   Path pathBetween(int a, int b) const;
 
-  // Ends MPI if Ferry started it. Safe to call more than once.
-  Status finalize();
+  // Ends MPI if Ferry started it. Safe to call more than once. With `responder`, every rank
+  // of the job calls it: the responders stop together, once no probe is on its way to one.
+  Status finalize(LivenessResponder* responder = nullptr);
 
  private:
   Status gatherPeers();

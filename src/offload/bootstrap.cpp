@@ -173,8 +173,7 @@ void shutDownOpenMpRuntime() {
     MPI_Abort(rt.world->comm(), 1);
   }
   writeTrace(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host + "): device server");
-  rt.responder->stop();
-  st = rt.world->finalize();
+  st = rt.world->finalize(rt.responder.get());
   // _exit: this process never ran main, so it must not run the application's destructors.
   // Its streams are flushed first: a kernel's last line without a newline (direct output).
   std::fflush(nullptr);
@@ -314,8 +313,7 @@ void stopOffload() {
   if (rt->localServerThread.joinable()) rt->localServerThread.join();
   rt->localServer.reset();
   writeTrace(*rt, "rank 0 (" + rt->world->self().host + "): main");
-  rt->responder->stop();
-  if (Status fin = rt->world->finalize(); !fin) log::error(log::Offload, "%s", fin.message().c_str());
+  if (Status fin = rt->world->finalize(rt->responder.get()); !fin) log::error(log::Offload, "%s", fin.message().c_str());
   if (!st) std::_Exit(1);
 }
 
