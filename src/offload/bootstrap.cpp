@@ -24,6 +24,7 @@
 #include "platform/config.h"
 #include "platform/init.h"
 #include "platform/log.h"
+#include "platform/main_thread.h"
 #include "platform/topology.h"
 #include "platform/trace.h"
 #include "service/crash_report.h"
@@ -299,7 +300,7 @@ void drainTargetTasksAtExit() {
     std::atexit([] {
       using Taskwait = void (*)();
       auto taskwait = reinterpret_cast<Taskwait>(dlsym(RTLD_DEFAULT, "GOMP_taskwait"));
-      if (taskwait && gettid() == getpid() && gRuntime && !gRuntime->stopped) taskwait();
+      if (taskwait && onMainThread() && gRuntime && !gRuntime->stopped) taskwait();
     });
   });
 }

@@ -15,6 +15,7 @@
 #include "offload/wait_report.h"
 #include "platform/clock.h"
 #include "platform/log.h"
+#include "platform/main_thread.h"
 #include "platform/parse.h"
 #include "platform/trace.h"
 #include "service/omptarget_abi.h"
@@ -56,7 +57,7 @@ bool validDevice(int32_t id, const char* op) {
 bool reportedAfterShutdown(const Status& st, const char* op, int32_t id) {
   if (!client().isShutDown()) return false;
   std::string where = id >= 0 ? " on " + client().where(id) : std::string();
-  if (gettid() == getpid()) {
+  if (onMainThread()) {
     log::info(log::Offload, "%s%s: %s", op, where.c_str(), st.message().c_str());
     return true;
   }

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "platform/log.h"
+#include "platform/main_thread.h"
 #include "service/output_capture.h"
 
 namespace ferry::service {
@@ -93,7 +94,7 @@ void onFatal(int sig, siginfo_t* info, void*) {
 void onExit(int status, void*) {
   const char* what = gActivity.load();
   if (!what) return;  // the rank's own end
-  if (gKernelsOffMainThread.load() && gettid() == getpid()) return;  // rank 0's main returned
+  if (gKernelsOffMainThread.load() && onMainThread()) return;  // rank 0's main returned
   int code = (status & 0xff) ? (status & 0xff) : 1;
   char line[1400];
   int n = std::snprintf(line, sizeof line,
