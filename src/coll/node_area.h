@@ -47,8 +47,9 @@ struct alignas(64) RankLine {
   BufferDesc send;
   BufferDesc recv;
   // Indexed by call number % 2: a peer can be one call ahead of this rank (the staged path
-  // returns without waiting for the others), never two, so the entry for the call a reader
-  // is in stays put while it reads it.
+  // returns without waiting for the others), so the entry for the call a reader is in stays
+  // put while it reads it. Only after failed calls, which do not wait for the node, can a
+  // peer be two ahead: readers skip it (Pipeline::postedSignaturesAgree).
   CallSignature signature[2];
 };
 

@@ -131,14 +131,25 @@ Status Pipeline::checkSignatures() {
   return postedSignaturesAgree();
 }
 
-// A peer posts this call's signature before it can fail the call, and cannot post the one
-// after it (the other slot) before this rank posted this one, so what it posted is there.
+// A peer posts this call's signature before it can fail the call, so what it posted is
+// visible once its `posted` (or `failed`) is. The next call's goes to the other slot; only
+// once a peer has ended the next call too (a failed call does not wait for the node) may it
+// write this slot again. Such a peer is skipped, also when it gets there while this rank
+// copies the slot: ending the next call comes before writing the one after, so a copy that
+// the second look still finds in time was not written over.
 Status Pipeline::postedSignaturesAgree() const {
   const CallSignature& mine = mine_.signature[seq_ % 2];
+  auto inThisCallsSlot = [this](const RankLine& l) {
+    uint64_t at = l.posted.load(std::memory_order_acquire);
+    return at >= seq_ && at <= seq_ + 1 && l.finished.load(std::memory_order_acquire) <= seq_ &&
+           l.failed.load(std::memory_order_acquire) <= seq_;
+  };
   for (int r = 0; r < k_; ++r) {
-    if (r == me_ || area_.line(r).posted.load(std::memory_order_acquire) < seq_) continue;
-    const CallSignature& theirs = area_.line(r).signature[seq_ % 2];
-    if (theirs == mine) continue;
+    const RankLine& line = area_.line(r);
+    if (r == me_ || !inThisCallsSlot(line)) continue;
+    CallSignature theirs = line.signature[seq_ % 2];
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (!inThisCallsSlot(line) || theirs == mine) continue;
     return Status(Errc::InvalidArgument,
                   peerName(r) + " passed " + describeCall(theirs) + ", this rank " + describeCall(mine) +
                       "; MPI requires every rank to pass the same count, datatype and op to MPI_Allreduce: check "
