@@ -195,15 +195,18 @@ Path World::pathBetween(int a, int b) const {
 Status World::finalize(LivenessResponder* responder) {
   if (finalized_) return {};
   finalized_ = true;
-  // This rank's last probes are answered while every responder still runs. Answers take
-  // microseconds; 0.2 s bounds the wait for one whose probe was never read.
-  settleUnansweredProbes(0.2);
-  FinalizeWatchdog watchdog(config().seconds(Knob::Timeout), rank_);  // a stopped rank misses the barrier too
+  double timeout = config().seconds(Knob::Timeout);
+  FinalizeWatchdog watchdog(timeout, rank_);  // a stopped rank never answers nor reaches the barrier
+  // This rank's last probes are answered while every responder still runs: each comes,
+  // unless its peer is stopped, which the watchdog reports. Without them (ferry info, a
+  // failed start-up) 0.2 s bounds the wait for an answer whose probe was never read.
+  settleUnansweredProbes(responder ? timeout : 0.2);
   if (responder) {
     // No responder stops before every rank has settled its probes: a probe that reached a
     // stopped one stayed unmatched, which MPI_Finalize reported (UCX: "unexpected
     // tag-receive descriptor").
-    PMPI_Barrier(comm_);
+    if (Status st = mpiStatus(PMPI_Barrier(comm_), "PMPI_Barrier before the liveness responders stop"); !st)
+      log::warn(log::Comm, "%s; a late liveness probe may be reported unmatched at MPI_Finalize", st.message().c_str());
     responder->stop();
   }
   if (nodes_.nodeComm != MPI_COMM_NULL) MPI_Comm_free(&nodes_.nodeComm);
