@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "platform/log.h"
+#include "platform/signals.h"
 
 namespace ferry::offload {
 namespace {
@@ -72,7 +73,7 @@ void installTerminationReport(const std::string& devices, std::vector<std::strin
   struct sigaction sa {};
   sa.sa_handler = onTermination;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) handleUnlessIgnored(sig, sa);
   struct sigaction ab {};
   ab.sa_handler = onAbort;
   sigemptyset(&ab.sa_mask);

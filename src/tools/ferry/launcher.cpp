@@ -184,30 +184,39 @@ volatile sig_atomic_t gLauncher = 0;
 volatile sig_atomic_t gStopSignal = 0;  // the signal that stopped the job, once one came
 
 // SIGTERM, SIGHUP, and a SIGINT that a process sent, are passed on to the launcher: sent to
-// this process alone (`timeout`, a batch system, `kill PID`), they would otherwise leave the
-// job running. The terminal's Ctrl-C (SI_KERNEL) reached the launcher itself, as the whole
-// process group: it is only noted, for a second one makes Open MPI's launcher kill the
-// ranks at once.
+// this process alone (`kill PID`, a batch system that signals the job's first process),
+// they would otherwise leave the job running. One sent to the whole process group
+// (`timeout`, `kill -TERM -PGID`) reaches the launcher twice, which nothing in a signal
+// tells apart; Open MPI's launcher may then end the ranks at once, before rank 0 reports.
+// The terminal's Ctrl-C (SI_KERNEL) is the group's for sure: only noted.
 void onStopSignal(int sig, siginfo_t* info, void*) {
   gStopSignal = sig;
   bool fromTerminal = sig == SIGINT && info != nullptr && info->si_code == SI_KERNEL;
   if (!fromTerminal && gLauncher > 0) kill(static_cast<pid_t>(gLauncher), sig);
 }
 
-// The launcher's status as this process's exit code. A job this process was told to stop
-// is reported as stopped by that signal (128 + it), whatever the launcher returns: MPICH's
-// Hydra sometimes exits 0 after a SIGTERM, and a batch system must not read that as success.
-int exitCodeOf(int status) {
-  if (gStopSignal != 0) return 128 + gStopSignal;  // ranks the launcher then killed included
+// Dies of `sig` as the launcher's end is mirrored.
+void dieOf(int sig) {
+  std::fflush(nullptr);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// The launcher's status as this process's end. A job this process was told to stop ends it
+// with that signal, whatever the launcher returned: MPICH's Hydra sometimes exits 0 after a
+// SIGTERM, which a batch system would read as success, and a calling script must stop as
+// after its own Ctrl-C. A launcher that reports a rank killed by a crash signal does so
+// too; other statuses are returned.
+int mirrorEnd(int status) {
+  if (gStopSignal != 0) {
+    dieOf(gStopSignal);
+    return 128 + gStopSignal;
+  }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   int sig = code > 128 ? code - 128 : 0;
   // Not SIGILL: Open MPI's launcher exits 132 when it cannot start the processes at all.
-  for (int crash : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGKILL}) {
-    if (sig != crash) continue;
-    std::fflush(nullptr);
-    signal(sig, SIG_DFL);
-    raise(sig);
-  }
+  for (int crash : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGKILL})
+    if (sig == crash) dieOf(sig);
   return code;
 }
 }  // namespace
@@ -231,7 +240,8 @@ int runAndMirror(const std::vector<std::string>& argv) {
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  return exitCodeOf(status);
+  gLauncher = 0;  // reaped: its pid may be another process's now
+  return mirrorEnd(status);
 }
 
 Status execCommand(const std::vector<std::string>& argv) {

@@ -44,7 +44,9 @@ std::string shellWord(const std::string& word);
 Status execCommand(const std::vector<std::string>& argv);
 // Runs the command and returns its exit status. When it ended as a process killed by a
 // crash signal ends (status 128 + signal, as launchers report a rank that died so), this
-// process dies of the same signal, so that shells and test drivers see the crash.
+// process dies of the same signal, so that shells and test drivers see the crash. Stop
+// signals (SIGTERM, SIGHUP, SIGINT) are passed on to the command, and this process then
+// dies of the one that came, whatever the command's status.
 int runAndMirror(const std::vector<std::string>& argv);
 // True when this process is itself a rank of an MPI job.
 bool underMpiLauncher();

@@ -29,8 +29,10 @@ class StopSignalsHeld {
 };
 
 // Installs `handler` (SA_SIGINFO) for each stop signal this process was not started
-// ignoring: nohup's SIGHUP and a background job's SIGINT stay ignored, for this process and,
-// through exec, for its child, as a shell leaves them.
+// ignoring (nohup's SIGHUP, a script's background job's SIGINT). An ignored one stays
+// ignored here and, through exec, in the child, unless the child installs a handler of its
+// own. Only for the ferry executable: it notes what it was started ignoring before its
+// libraries load.
 void handleStopSignals(void (*handler)(int, siginfo_t*, void*));
 
 }  // namespace ferry::tools
