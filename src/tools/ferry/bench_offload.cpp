@@ -103,6 +103,20 @@ void printSection(const RowSpec& spec, const std::vector<DerivedRow>& rows) {
   t.print(stdout);
 }
 
+// A disturbed raw-MPI figure would make every ratio against it wrong without a word.
+void printSuspectBaselines(const std::vector<Pair>& reps) {
+  std::vector<SuspectBaseline> suspects = suspectBaselines(reps);
+  if (suspects.empty()) return;
+  std::printf("\nSuspect raw-MPI baselines: the Ferry/MPI ratios of the latency rows that use them mean nothing\n");
+  for (const auto& b : suspects)
+    std::printf("  repetition %d: a ping-pong of %s took %s us, more than twice the %s us of one of %s\n", b.rep,
+                bytesLabel(b.bytes).c_str(), number(b.us).c_str(), number(b.largerUs).c_str(),
+                bytesLabel(b.largerBytes).c_str());
+  std::printf("  %s\n", reps.size() < 3 ? "rerun on an idle machine, or with --reps 3 or more, whose medians outvote "
+                                          "one disturbed figure"
+                                        : "the medians above outvote a figure disturbed in one repetition");
+}
+
 void printLayout(const RunRecords& ferry) {
   std::printf("\nLayout of the Ferry runs (rank 0 runs main, on node 0):\n");
   TextTable t({"device", "rank", "node", "host"});
@@ -271,6 +285,7 @@ int runOffloadBench(const OffloadOptions& optIn, const std::vector<std::string>&
   std::vector<DerivedRow> rows = deriveRows(reps);
   printLayout(*reps.front().ferry);
   for (const auto& spec : offloadRows()) printSection(spec, rows);
+  printSuspectBaselines(reps);
   std::printf("\nData path of the device-to-device copies\n");
   printCounters(reps);
   std::vector<TargetResult> targets = evaluateTargets(rows, reps);

@@ -1,5 +1,6 @@
 #include "tools/ferry/bench_offload_rows.h"
 
+#include <map>
 #include <set>
 
 namespace ferry::tools::bench {
@@ -97,6 +98,25 @@ std::vector<DerivedRow> deriveRows(const std::vector<Pair>& reps) {
   if (reps.empty()) return out;
   for (const auto& spec : offloadRows())
     for (uint64_t size : sizesOf(reps, spec.test)) out.push_back(derive(spec, size, reps));
+  return out;
+}
+
+std::vector<SuspectBaseline> suspectBaselines(const std::vector<Pair>& reps) {
+  std::vector<SuspectBaseline> out;
+  for (size_t rep = 0; rep < reps.size(); ++rep) {
+    // Every raw ping-pong of the run, by size: the 1 B round trip is one too.
+    std::multimap<uint64_t, double> latency;
+    for (const auto& [key, fig] : reps[rep].ferry->figures)
+      if ((key.first == "mpi_pingpong" || key.first == "mpi_rtt") && fig.value > 0) latency.emplace(key.second, fig.value);
+    for (auto it = latency.begin(); it != latency.end(); ++it) {
+      auto fastest = latency.end();
+      for (auto larger = latency.upper_bound(it->first); larger != latency.end(); ++larger)
+        if (fastest == latency.end() || larger->second < fastest->second) fastest = larger;
+      if (fastest == latency.end()) break;
+      if (it->second > 2 * fastest->second && it->second - fastest->second > 5)
+        out.push_back({static_cast<int>(rep) + 1, it->first, it->second, fastest->first, fastest->second});
+    }
+  }
   return out;
 }
 

@@ -53,6 +53,19 @@ struct DerivedRow {
 // One row per (test, size) that the Ferry runs measured, in spec order, then by size.
 std::vector<DerivedRow> deriveRows(const std::vector<Pair>& reps);
 
+// A raw-MPI latency baseline that cannot be right: in repetition `rep` (from 1), a ping-pong
+// of `bytes` took more than twice as long as the one of `largerBytes`, and 5 us more, which
+// only a disturbed measurement does (another process, a frequency change). Ratios against
+// it mean nothing; medians over 3 or more repetitions outvote one such figure.
+struct SuspectBaseline {
+  int rep = 0;
+  uint64_t bytes = 0;
+  double us = 0;
+  uint64_t largerBytes = 0;
+  double largerUs = 0;
+};
+std::vector<SuspectBaseline> suspectBaselines(const std::vector<Pair>& reps);
+
 // The figure of a test at one size, or nullptr.
 const DerivedRow* rowOf(const std::vector<DerivedRow>& rows, const std::string& test, uint64_t size);
 
