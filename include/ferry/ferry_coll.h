@@ -41,8 +41,11 @@ FERRY_COLL_API int ferry_allreduce(const void* sendbuf, void* recvbuf, int count
  * Memory that same-node peers can map. An allreduce whose buffers lie in it moves data
  * with one copy and no system call (otherwise: one copy through process_vm_readv where the
  * kernel allows it, two through a shared segment where not). Under the interposer,
- * MPI_Alloc_mem returns such memory for requests of at least FERRY_COLL_MIN_SIZE unless
- * FERRY_COLL_ALLOC_MEM=0. ferry_coll_free accepts only pointers from ferry_coll_alloc. */
+ * MPI_Alloc_mem returns such memory for requests of at least 64 KiB unless
+ * FERRY_COLL_ALLOC_MEM=0 or FERRY_COLL=off. ferry_coll_alloc returns MPI_ERR_NO_MEM, and
+ * logs why, for a size larger than the machine's memory and swap or once the process holds
+ * as many blocks as its descriptor limit allows; ferry_coll_free accepts only pointers from
+ * ferry_coll_alloc. */
 FERRY_COLL_API int ferry_coll_alloc(size_t bytes, void** ptr);
 FERRY_COLL_API int ferry_coll_free(void* ptr);
 

@@ -1,10 +1,13 @@
 #include "coll/shared_heap.h"
 
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <string>
+
+#include "platform/parse.h"
 
 namespace ferry::coll {
 
@@ -20,7 +23,17 @@ size_t maxHeapBlocks() {
   return static_cast<size_t>(std::min<uint64_t>(lim.rlim_cur / kFdShareOfBlocks, kUnlimited));
 }
 
+uint64_t maxHeapBlockBytes() {
+  struct sysinfo si {};
+  if (sysinfo(&si) != 0) return UINT64_MAX;
+  return (static_cast<uint64_t>(si.totalram) + si.totalswap) * si.mem_unit;
+}
+
 Result<void*> SharedHeap::allocate(size_t bytes) {
+  if (uint64_t machine = maxHeapBlockBytes(); bytes > machine)
+    return Status(Errc::OutOfMemory, "cannot allocate " + parse::formatSize(bytes) + " (" + std::to_string(bytes) +
+                                         " B) of shared memory: more than this machine's memory and swap (" +
+                                         parse::formatSize(machine) + ")");
   size_t most = maxHeapBlocks();
   if (blocks() >= most)
     return Status(Errc::Unavailable,

@@ -29,6 +29,10 @@ struct HeapBlock {
 // (128 under the common limit of 1024), and allocate() refuses more, saying so.
 constexpr uint64_t kFdShareOfBlocks = 8;
 size_t maxHeapBlocks();
+// The largest block: the machine's memory and swap. A shared segment reserves nothing when
+// it is made (memfd), so a larger request would "succeed" and the process die of SIGBUS or
+// the OOM killer once it touched the pages, where malloc would have refused it.
+uint64_t maxHeapBlockBytes();
 
 class SharedHeap {
  public:

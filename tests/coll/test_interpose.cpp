@@ -173,6 +173,8 @@ TEST(CollInterpose, CApiArguments) {
   int x = 0;
   EXPECT_EQ(ferry_coll_free(&x), MPI_ERR_ARG) << "not from ferry_coll_alloc";
   void* p = nullptr;
+  EXPECT_EQ(ferry_coll_alloc(SIZE_MAX, &p), MPI_ERR_NO_MEM) << "a negative count cast to size_t";
+  EXPECT_EQ(p, nullptr);
   ASSERT_EQ(ferry_coll_alloc(4096, &p), MPI_SUCCESS);
   EXPECT_EQ(ferry_coll_free(p), MPI_SUCCESS);
   // A caller built against a smaller struct gets only its part.

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "coll/shared_heap.h"
@@ -47,6 +49,21 @@ TEST(CollSharedHeap, BlocksStayWithinAShareOfTheDescriptorLimit) {
   ASSERT_TRUE(again.isOk()) << again.status().message();
   held.push_back(*again);
   for (void* p : held) EXPECT_TRUE(heap.release(p));
+  EXPECT_EQ(heap.blocks(), 0u);
+}
+
+// A size no machine has (a negative count cast to size_t, say) is refused with the size,
+// never rounded into a small block that the program would then write far past.
+TEST(CollSharedHeap, RequestLargerThanTheMachineIsRefused) {
+  SharedHeap& heap = SharedHeap::instance();
+  for (size_t bytes : {SIZE_MAX, SIZE_MAX - 4095, static_cast<size_t>(maxHeapBlockBytes()) + 1}) {
+    auto refused = heap.allocate(bytes);
+    ASSERT_FALSE(refused.isOk()) << bytes << " B";
+    EXPECT_NE(refused.status().message().find("(" + std::to_string(bytes) + " B) of shared memory: more than this "
+                                              "machine's memory and swap"),
+              std::string::npos)
+        << refused.status().message();
+  }
   EXPECT_EQ(heap.blocks(), 0u);
 }
 
