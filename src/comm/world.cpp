@@ -3,54 +3,19 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <map>
-#include <mutex>
-#include <thread>
 
 #include "comm/cma.h"
 #include "comm/liveness.h"
 #include "comm/mpi_check.h"
+#include "comm/protocol.h"
+#include "comm/watchdog.h"
 #include "platform/config.h"
 #include "platform/log.h"
 
 namespace ferry::comm {
 namespace {
-
-// MPI_Finalize waits for every rank, and a rank that is stopped (SIGSTOP, a debugger, a
-// hung node) neither finishes nor dies, so the launcher never ends the job. Past
-// FERRY_TIMEOUT this process says so and exits, which the launcher does act on.
-class FinalizeWatchdog {
- public:
-  FinalizeWatchdog(double seconds, int rank)
-      : thread_([this, seconds, rank] {
-          std::unique_lock lock(mutex_);
-          if (done_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return finished_; })) return;
-          log::error(log::Comm,
-                     "MPI_Finalize on rank %d has not completed after %.0f s: another rank is stopped or cannot be "
-                     "reached; ending this process so that the launcher ends the job (FERRY_TIMEOUT sets the wait)",
-                     rank, seconds);
-          _exit(1);
-        }) {}
-  ~FinalizeWatchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      finished_ = true;
-    }
-    done_.notify_one();
-    thread_.join();
-  }
-  FinalizeWatchdog(const FinalizeWatchdog&) = delete;
-  FinalizeWatchdog& operator=(const FinalizeWatchdog&) = delete;
-
- private:
-  std::mutex mutex_;
-  std::condition_variable done_;
-  bool finished_ = false;
-  std::thread thread_;  // last: starts once the members above exist
-};
 
 // A machine with fewer ranks than FERRY_VIRTUAL_NODES becomes one virtual node per rank
 // (node_split.h); say so once, so that a layout is never other than the one asked for
@@ -93,6 +58,20 @@ const char* pathName(Path p) {
 
 World* World::instance() { return gWorld; }
 
+Status agreeOnProtocolVersion(MPI_Comm comm, int mine) {
+  int sent[2] = {mine, -mine}, range[2] = {0, 0};
+  if (Status st = mpiStatus(PMPI_Allreduce(sent, range, 2, MPI_INT, MPI_MAX, comm),
+                            "PMPI_Allreduce of the ranks' Ferry protocol versions");
+      !st)
+    return st;
+  int highest = range[0], lowest = -range[1];
+  if (lowest == highest) return {};
+  return Status(Errc::VersionMismatch, "the ranks run different Ferry builds (protocol versions " +
+                                           std::to_string(lowest) + " to " + std::to_string(highest) +
+                                           "), this rank version " + std::to_string(mine) +
+                                           ": install the same Ferry build on every node");
+}
+
 Result<World*> World::create() {
   if (gWorld) return gWorld;
   auto* w = new World();
@@ -111,6 +90,7 @@ Result<World*> World::create() {
   MPI_Comm_rank(w->comm_, &w->rank_);
   MPI_Comm_size(w->comm_, &w->size_);
   log::setRank(w->rank_);
+  if (Status st = agreeOnProtocolVersion(w->comm_, kProtocolVersion); !st) return st;
 
   int* ub = nullptr;
   int flag = 0;
@@ -196,7 +176,7 @@ Status World::finalize(LivenessResponder* responder) {
   if (finalized_) return {};
   finalized_ = true;
   double timeout = config().seconds(Knob::Timeout);
-  FinalizeWatchdog watchdog(timeout, rank_);  // a stopped rank never answers nor reaches the barrier
+  Watchdog watchdog("MPI_Finalize", timeout, rank_);  // a stopped rank never answers nor reaches the barrier
   // This rank's last probes are answered while every responder still runs: each comes,
   // unless its peer is stopped, which the watchdog reports. Without them (ferry info, a
   // failed start-up) 0.2 s bounds the wait for an answer whose probe was never read.

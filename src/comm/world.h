@@ -15,6 +15,13 @@ namespace ferry::comm {
 
 class LivenessResponder;  // comm/liveness.h
 
+// The job's first exchange, in a form no Ferry version changes: a rank of another build
+// would meet the later exchanges with records of other sizes (an MPI error, or a hang)
+// instead of a message. Fails on every rank where the ranks' versions differ, each saying
+// its own (the log line carries its rank and host). World::create runs it with
+// kProtocolVersion.
+Status agreeOnProtocolVersion(MPI_Comm comm, int mine);
+
 // How bytes reach a peer, chosen per pair of ranks from where the peer lives.
 enum class Path : uint8_t {
   Self,  // same process: memcpy

@@ -11,11 +11,13 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "comm/liveness.h"
 #include "comm/mpi_check.h"
 #include "comm/trace_merge.h"
+#include "comm/watchdog.h"
 #include "comm/world.h"
 #include "offload/app_check.h"
 #include "offload/client.h"
@@ -65,6 +67,7 @@ Status traceFileWritable(const std::string& path) {
 void writeTrace(Runtime& rt, const std::string& processName) {
   if (!rt.tracing) return;
   const std::string& path = config().text(Knob::Trace);
+  comm::Watchdog watchdog("gathering the FERRY_TRACE timeline", config().seconds(Knob::Timeout), rt.world->rank());
   Status st = comm::gatherTrace(*rt.world, path.empty() ? "ferry-trace.json" : path, processName);
   if (!st) log::error(log::Init, "FERRY_TRACE: %s", st.message().c_str());
   else if (rt.world->rank() == 0) log::info(log::Init, "FERRY_TRACE: timeline written to %s", path.c_str());
@@ -263,6 +266,9 @@ Client* startOffload() {
   if (!world) exitBeforeMpi(world.status());
   rt->world = *world;
   comm::World& w = *rt->world;
+  // Every step up to the responders' start waits for every rank, which no probe watches yet.
+  std::optional<comm::Watchdog> startUp;
+  startUp.emplace("Ferry's start-up (device discovery, the device table)", config().seconds(Knob::Timeout), w.rank());
 
   JobDevices job = discoverJobDevices(w);
   if (job.table.size() == 0) {
@@ -276,6 +282,7 @@ Client* startOffload() {
     if (e.rank == w.rank()) globalIds.push_back(e.index);
   rt->tracing = agreeOnTracing(w);
   rt->responder = std::make_unique<comm::LivenessResponder>(w.comm());
+  startUp.reset();
   gRuntime = rt;
 
   if (w.rank() != 0) {

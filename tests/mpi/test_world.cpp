@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "comm/node_split.h"
+#include "comm/protocol.h"
 #include "comm/world.h"
 #include "world_fixture.h"
 #include "platform/config.h"
@@ -28,6 +29,22 @@ TEST(World, KnowsEveryRank) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   EXPECT_EQ(w.self().host, host);
+}
+
+// A rank of another Ferry build is told apart in the first exchange, on every rank, each
+// saying its own version.
+TEST(World, RanksOfAnotherBuildAreToldApartFirst) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  EXPECT_TRUE(agreeOnProtocolVersion(MPI_COMM_WORLD, kProtocolVersion).isOk());
+  int mine = rank == 1 ? kProtocolVersion + 1 : kProtocolVersion;
+  Status st = agreeOnProtocolVersion(MPI_COMM_WORLD, mine);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_EQ(st.code(), Errc::VersionMismatch);
+  std::string versions = "(protocol versions " + std::to_string(kProtocolVersion) + " to " +
+                         std::to_string(kProtocolVersion + 1) + "), this rank version " + std::to_string(mine);
+  EXPECT_NE(st.message().find(versions), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("install the same Ferry build on every node"), std::string::npos) << st.message();
 }
 
 TEST(World, VirtualNodesSplitAsConfigured) {

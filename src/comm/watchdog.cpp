@@ -1,0 +1,31 @@
+#include "comm/watchdog.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "platform/log.h"
+
+namespace ferry::comm {
+
+Watchdog::Watchdog(std::string what, double seconds, int rank)
+    : thread_([this, what = std::move(what), seconds, rank] {
+        std::unique_lock lock(mutex_);
+        if (done_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return finished_; })) return;
+        log::error(log::Comm,
+                   "%s on rank %d has not completed after %.0f s: another rank is stopped or cannot be reached; ending "
+                   "this process so that the launcher ends the job (FERRY_TIMEOUT sets the wait)",
+                   what.c_str(), rank, seconds);
+        _exit(1);
+      }) {}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+  }
+  done_.notify_one();
+  thread_.join();
+}
+
+}  // namespace ferry::comm

@@ -1,0 +1,30 @@
+// A bound on a wait that involves every rank of the job (start-up, the end), where a rank
+// that is stopped (SIGSTOP, a debugger, a hung node) neither answers nor dies, so the
+// launcher never ends the job. Past the bound this process says what did not complete and
+// exits, which the launcher does act on.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace ferry::comm {
+
+class Watchdog {
+ public:
+  // `what` completes in this object's lifetime, or after `seconds` the process ends with
+  // "<what> on rank <rank> has not completed after <seconds> s: ...".
+  Watchdog(std::string what, double seconds, int rank);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool finished_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+}  // namespace ferry::comm
