@@ -172,7 +172,7 @@ Status Pipeline::checkPeersFailed() const {
 }
 
 Status Pipeline::run() {
-  Waiter waiter(ctx_.timeoutSeconds(), ctx_.spinNs(), ctx_.pids());
+  Waiter waiter(ctx_.timeoutSeconds(), ctx_.spinNs(), ctx_.pids(), [this](int r) { return peerName(r); });
   Status st = runSteps(waiter);
   if (st) return st;
   mine_.failed.store(seq_, std::memory_order_release);  // first: node peers stop waiting

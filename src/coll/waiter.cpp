@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "platform/clock.h"
 #include "platform/log.h"
@@ -13,9 +14,10 @@ namespace {
 constexpr uint64_t kPeerCheckNs = 100'000'000;  // a dead peer is noticed within 0.1 s
 }
 
-Waiter::Waiter(double timeoutSeconds, uint64_t spinNs, const std::vector<pid_t>& peers)
+Waiter::Waiter(double timeoutSeconds, uint64_t spinNs, const std::vector<pid_t>& peers, NameOf nameOf)
     : timeoutSeconds_(timeoutSeconds),
       peers_(peers),
+      nameOf_(std::move(nameOf)),
       backoff_(spinNs, 0),  // every peer is inside the same call: yield, never sleep
       lastProgressNs_(nowNs()),
       nextPeerCheckNs_(lastProgressNs_ + kPeerCheckNs) {}
@@ -27,9 +29,12 @@ void Waiter::progressed() {
 
 Status Waiter::checkPeers(const std::function<std::string()>& what) const {
   for (size_t r = 0; r < peers_.size(); ++r) {
-    if (kill(peers_[r], 0) != 0 && errno == ESRCH)
-      return Status(Errc::Unavailable, "node-local rank " + std::to_string(r) + " (pid " + std::to_string(peers_[r]) +
-                                           ") has exited while this rank waited " + what());
+    if (kill(peers_[r], 0) != 0 && errno == ESRCH) {
+      int local = static_cast<int>(r);
+      std::string name = nameOf_ ? nameOf_(local) : "node-local rank " + std::to_string(local);
+      return Status(Errc::Unavailable, name + ", pid " + std::to_string(peers_[r]) + ", has exited while this rank waited " +
+                                           what() + "; the launcher's report says why");
+    }
   }
   return {};
 }
