@@ -1,8 +1,10 @@
 #include "comm/world.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -170,6 +172,13 @@ Path World::pathBetween(int a, int b) const {
   if (a == b) return Path::Self;
   if (cma_ && peers_[a].node == peers_[b].node) return Path::Cma;
   return Path::Mpi;
+}
+
+void World::abortForLostRank(int rank) {
+  const PeerInfo& lost = peer(rank);
+  if (lost.physNode == self().physNode) kill(lost.pid, SIGKILL);
+  MPI_Abort(comm_, 1);
+  std::_Exit(1);  // MPI_Abort does not return; should it, this process still ends
 }
 
 Status World::finalize(LivenessResponder* responder) {

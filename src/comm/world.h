@@ -63,6 +63,11 @@ class World {
   // The path bytes take between two other ranks (a device-to-device copy rank 0 arranges).
   Path pathBetween(int a, int b) const;
 
+  // Ends the job because `rank` stopped answering: MPI_Abort, after SIGKILL to that rank's
+  // process where it runs on this machine. A stopped process ignores the SIGTERM a launcher
+  // ends a job with, and MPICH's Hydra then waits for it for ever.
+  [[noreturn]] void abortForLostRank(int rank);
+
   // Ends MPI if Ferry started it. Safe to call more than once. With `responder`, every rank
   // of the job calls it: the responders stop together, once no probe is on its way to one.
   Status finalize(LivenessResponder* responder = nullptr);

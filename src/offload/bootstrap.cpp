@@ -157,6 +157,7 @@ void shutDownOpenMpRuntime() {
 [[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices,
                                std::vector<int> globalIds) {
   Status st;
+  bool lostRank0 = false;
   {
     service::Server server(*rt.world, std::move(devices));
     server.setGlobalIds(std::move(globalIds));
@@ -171,9 +172,11 @@ void shutDownOpenMpRuntime() {
       setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
     }
     st = server.run();
+    lostRank0 = server.lostRank0();
   }  // the server is gone (its receives cancelled) before MPI_Finalize
   if (!st) {
     log::error(log::Service, "rank %d stops serving: %s", rt.world->rank(), st.message().c_str());
+    if (lostRank0) rt.world->abortForLostRank(0);
     MPI_Abort(rt.world->comm(), 1);
   }
   writeTrace(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host + "): device server");

@@ -139,12 +139,7 @@ int Client::frontDevice(const AsyncQueue& q) const {
 [[noreturn]] void Client::endJobForLostPeer(int rank, const Status& st) {
   log::error(log::Offload, "%s; ending the job (MPI_Abort): the others cannot finish without that rank",
              st.message().c_str());
-  // A stopped process ignores the SIGTERM a launcher ends a job with (MPICH's Hydra then
-  // waits for it for ever); one on this machine gets the signal it cannot ignore.
-  const comm::PeerInfo& lost = world_.peer(rank);
-  if (lost.physNode == world_.peer(world_.rank()).physNode) kill(lost.pid, SIGKILL);
-  MPI_Abort(world_.comm(), 1);
-  std::_Exit(1);  // MPI_Abort does not return; should it, this process still ends
+  world_.abortForLostRank(rank);
 }
 
 // Liveness of the ranks a queue waits on: the front device's, and every rank a reply is due

@@ -80,7 +80,10 @@ Status Server::run() {
       return {};
     }
     if (issuer && backoff.pastSpin())
-      if (Status st = issuer->poll("commands from rank 0"); !st) return st;
+      if (Status st = issuer->poll("commands from rank 0"); !st) {
+        lostRank0_ = true;
+        return st;
+      }
     if (progressed) backoff.reset();
     else if (busy && pipeInFlight()) backoff.idleWithoutSleep();  // its next chunk waits for this poll
     else backoff.idle();

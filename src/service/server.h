@@ -31,6 +31,8 @@ class Server {
   // Serves until rank 0 sends Shutdown, then returns. An error return means this rank can
   // no longer serve (the caller ends the job).
   Status run();
+  // Whether run() failed because rank 0 stopped answering (its liveness probes).
+  bool lostRank0() const { return lostRank0_; }
   size_t numDevices() const { return devices_.size(); }
   // The job-wide number of each local device, for what kernels ask (image_hooks.h).
   void setGlobalIds(std::vector<int> ids) { globalIds_ = std::move(ids); }
@@ -42,6 +44,7 @@ class Server {
   }
 
  private:
+  bool lostRank0_ = false;
   struct DeviceState {
     std::unique_ptr<LocalDevice> dev;
     std::unique_ptr<Worker> worker;  // nullptr: heavy work runs inline on the server thread

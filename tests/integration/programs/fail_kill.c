@@ -8,7 +8,9 @@
  *            device 1: device 0's rank, which rank 0 waits on, is fine, and waits for it;
  *   stop_idle: rank 0 stops the last serving rank, which it never used (found in /proc as
  *            its sibling: same launcher, same program): the program ends normally and
- *            MPI_Finalize waits for the stopped rank.
+ *            MPI_Finalize waits for the stopped rank;
+ *   stop_main: rank 0 stops itself after a region: the serving ranks wait for commands
+ *            from a rank that neither answers nor dies.
  * In every case the job must end with an error, never hang. */
 #include <dirent.h>
 #include <signal.h>
@@ -85,6 +87,13 @@ int main(int argc, char** argv) {
   pid = getpid();
   printf("device 0 is served by pid %d\n", pid);
   fflush(stdout);
+  if (strcmp(mode, "stop_main") == 0) {
+    printf("stop_main: rank 0 stops itself\n");
+    fflush(stdout);
+    raise(SIGSTOP);
+    printf("unreachable: rank 0 was resumed\n");
+    return 0;
+  }
   if (strcmp(mode, "stop_idle") == 0) {
     int last = sibling_of_rank(omp_get_num_devices());  /* one device per serving rank */
     CHECK(last > 0, "no process of rank %d next to this one", omp_get_num_devices());
