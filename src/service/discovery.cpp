@@ -112,7 +112,16 @@ Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servi
 
   const NodeTopology& topo = nodeTopology();
   uint64_t memory = config().size(Knob::DeviceMemory);
-  if (memory == 0) memory = topo.memoryBytes / static_cast<uint64_t>(std::max(1, servingRanksOnNode * n));
+  uint64_t nodeDevices = static_cast<uint64_t>(std::max(1, servingRanksOnNode * n));
+  if (memory == 0) memory = topo.memoryBytes / nodeDevices;
+  else if (topo.memoryBytes && memory > topo.memoryBytes / nodeDevices)
+    // Reserved without backing (MAP_NORESERVE): more is accepted, and fails only when touched.
+    log::warn(log::Service,
+              "FERRY_DEVICE_MEMORY=%s for each of this node's %llu CPU devices is more than the node's memory "
+              "(%s): allocations will succeed that it cannot back, and a serving rank that touches them is killed "
+              "by the OOM killer; unset it to share the node's memory among its devices",
+              parse::formatSize(memory).c_str(), static_cast<unsigned long long>(nodeDevices),
+              parse::formatSize(topo.memoryBytes).c_str());
   int threads = userKernelThreads();
   if (threads == 0) threads = kernelThreads(topo, servingRanksOnNode, n);
   for (int i = 0; i < n; ++i) {

@@ -40,6 +40,11 @@ std::string loadFailureReason(const ImageRecord& image) {
     else if (const char* err = dlerror()) reason = err;
   }
   close(fd);
+  // The image's own libraries are looked up on the serving rank's machine, with its
+  // LD_LIBRARY_PATH and the image's run path.
+  if (reason.find("cannot open shared object file") != std::string::npos)
+    reason += " on this rank's host: install the library there, or give the serving ranks its directory (link the "
+              "program with -Wl,-rpath,DIR, or set LD_LIBRARY_PATH for them; `ferry run` passes it on)";
   return reason;
 }
 

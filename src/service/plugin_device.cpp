@@ -23,6 +23,14 @@ Status PluginDevice::init(int64_t requiresFlags, int clientRank) {
   return backend_.init(requiresFlags, clientRank, /*canPage=*/kind_ == DeviceKind::Cpu);
 }
 
+// What a program can do about a full device.
+std::string PluginDevice::whatFrees() const {
+  if (kind_ == DeviceKind::Cpu)
+    return "FERRY_DEVICE_MEMORY sets a CPU device's memory (unset: the node's memory shared among its devices)";
+  return "free device memory first (omp_target_free, the end of a target data region), or spread the data over more "
+         "devices";
+}
+
 Result<uint64_t> PluginDevice::allocate(uint64_t size, int32_t kind) {
   // 64-byte granules, as rank 0's heap allocator gives: libomptarget may touch a whole
   // pointer-sized word of a smaller object (has_device_addr), and both sides agree on extents.
@@ -31,9 +39,13 @@ Result<uint64_t> PluginDevice::allocate(uint64_t size, int32_t kind) {
   if (memory_ && size > memory_ - allocated_)
     return Status(Errc::OutOfMemory, "allocation of " + parse::formatSize(size) + " does not fit: the device has " +
                                          parse::formatSize(memory_) + " of memory, " +
-                                         parse::formatSize(memory_ - allocated_) + " free");
+                                         parse::formatSize(memory_ - allocated_) + " free; " + whatFrees());
   void* p = backend_.plugin().dataAlloc(backend_.id(), static_cast<int64_t>(size), nullptr, kind);
-  if (!p) return Status(Errc::OutOfMemory, "the stock plugin could not allocate " + parse::formatSize(size));
+  if (!p)
+    return Status(Errc::OutOfMemory,
+                  "the stock plugin could not allocate " + parse::formatSize(size) +
+                      (memory_ ? " (" + parse::formatSize(memory_ - allocated_) + " free by Ferry's count)" : "") +
+                      "; " + whatFrees());
   allocations_[reinterpret_cast<uint64_t>(p)] = size;
   allocated_ += size;
   return reinterpret_cast<uint64_t>(p);

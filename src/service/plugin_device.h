@@ -40,6 +40,8 @@ class PluginDevice final : public LocalDevice {
 
  private:
   PluginBackend backend_;
+  std::string whatFrees() const;
+
   DeviceKind kind_;
   uint64_t memory_;
   std::string description_;
