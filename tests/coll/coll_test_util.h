@@ -3,17 +3,25 @@
 // bit for bit), and element-wise comparison that names the first difference.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "coll/allreduce.h"
 #include "coll/settings.h"
 #include "coll/stats.h"
 #include "coll/types.h"
+#include "platform/log.h"
 
 namespace ferry::coll::testing {
 
@@ -28,6 +36,30 @@ inline int ranksOf(MPI_Comm c) {
   MPI_Comm_size(c, &n);
   return n;
 }
+
+// Sends this process's log lines to a file for the duration of a test, and reads them back.
+class LogCapture {
+ public:
+  explicit LogCapture(const char* spec) : path_("/tmp/ferry-coll-test-" + std::to_string(getpid()) + ".log") {
+    (void)ensureStarted();  // it configures logging from FERRY_LOG once; do that first
+    std::remove(path_.c_str());
+    EXPECT_TRUE(log::setFile(path_).isOk());
+    EXPECT_TRUE(log::configure(spec).isOk());
+  }
+  ~LogCapture() {
+    (void)log::configure("warn");
+    std::remove(path_.c_str());
+  }
+  std::string text() const {
+    std::ifstream in(path_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  std::string path_;
+};
 
 struct TypedOp {
   MPI_Datatype type;

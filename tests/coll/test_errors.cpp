@@ -19,30 +19,6 @@
 namespace ferry::coll::testing {
 namespace {
 
-// Sends this process's log lines to a file for the duration of a test, and reads them back.
-class LogCapture {
- public:
-  explicit LogCapture(const char* spec) : path_("/tmp/ferry-coll-test-" + std::to_string(getpid()) + ".log") {
-    (void)ensureStarted();  // it configures logging from FERRY_LOG once; do that first
-    std::remove(path_.c_str());
-    EXPECT_TRUE(log::setFile(path_).isOk());
-    EXPECT_TRUE(log::configure(spec).isOk());
-  }
-  ~LogCapture() {
-    (void)log::configure("warn");
-    std::remove(path_.c_str());
-  }
-  std::string text() const {
-    std::ifstream in(path_);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
- private:
-  std::string path_;
-};
-
 void pairSum(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < 2 * *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
 }
