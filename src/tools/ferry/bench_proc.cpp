@@ -55,8 +55,7 @@ void stopIfSignalled(const std::string& logPath) {
   if (!sig) return;
   std::fprintf(stderr, "ferry bench: stopped by %s; the run in progress was ended (its output: %s)\n", strsignal(sig),
                logPath.c_str());
-  signal(sig, SIG_DFL);
-  raise(sig);
+  dieOfSignal(sig);
 }
 
 std::vector<std::string> childEnvironment(const std::map<std::string, std::optional<std::string>>& changes) {

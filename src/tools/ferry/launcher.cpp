@@ -195,13 +195,6 @@ void onStopSignal(int sig, siginfo_t* info, void*) {
   if (!fromTerminal && gLauncher > 0) kill(static_cast<pid_t>(gLauncher), sig);
 }
 
-// Dies of `sig` as the launcher's end is mirrored.
-void dieOf(int sig) {
-  std::fflush(nullptr);
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
 // The launcher's status as this process's end. A job this process was told to stop ends it
 // with that signal, whatever the launcher returned: MPICH's Hydra sometimes exits 0 after a
 // SIGTERM, which a batch system would read as success, and a calling script must stop as
@@ -209,20 +202,23 @@ void dieOf(int sig) {
 // too; other statuses are returned.
 int mirrorEnd(int status) {
   if (gStopSignal != 0) {
-    dieOf(gStopSignal);
+    dieOfSignal(gStopSignal);
     return 128 + gStopSignal;
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   int sig = code > 128 ? code - 128 : 0;
   // Not SIGILL: Open MPI's launcher exits 132 when it cannot start the processes at all.
   for (int crash : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGKILL})
-    if (sig == crash) dieOf(sig);
+    if (sig == crash) dieOfSignal(sig);
   return code;
 }
 }  // namespace
 
 int runAndMirror(const std::vector<std::string>& argv) {
   StopSignalsHeld held;
+  // Before the fork: the launcher inherits SIG_IGN for what this process was started
+  // ignoring (exec keeps it, and resets the handlers).
+  handleStopSignals(onStopSignal);
   pid_t child = fork();
   if (child < 0) {
     std::fprintf(stderr, "ferry run: fork failed: %s\n", std::strerror(errno));
@@ -235,7 +231,6 @@ int runAndMirror(const std::vector<std::string>& argv) {
     _exit(127);
   }
   gLauncher = child;
-  handleStopSignals(onStopSignal);
   held.release();  // what came meanwhile is passed on now
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {

@@ -1,5 +1,7 @@
 #include "tools/ferry/stop_signals.h"
 
+#include <cstdio>
+
 #include "platform/signals.h"
 
 namespace ferry::tools {
@@ -43,6 +45,12 @@ void handleStopSignals(void (*handler)(int, siginfo_t*, void*)) {
     if (sigismember(&gIgnoredAtStart, sig) == 1) signal(sig, SIG_IGN);
     else sigaction(sig, &sa, nullptr);
   }
+}
+
+void dieOfSignal(int sig) {
+  std::fflush(nullptr);
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 }  // namespace ferry::tools

@@ -35,4 +35,9 @@ class StopSignalsHeld {
 // libraries load.
 void handleStopSignals(void (*handler)(int, siginfo_t*, void*));
 
+// Ends this process by `sig`, as a process that did not handle it would end, so that its
+// parent sees the signal (a shell script stops as after its own Ctrl-C). Flushes stdio
+// first: not for signal handlers. Returns only where `sig` is blocked.
+void dieOfSignal(int sig);
+
 }  // namespace ferry::tools
