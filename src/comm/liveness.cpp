@@ -80,6 +80,7 @@ constexpr int kPongBytes = 128;  // a Reply message, with room to spare
 
 // A probe whose watch ended before it was answered, kept with its buffers until it is.
 struct UnansweredProbe {
+  int peer = -1;
   MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
   std::vector<uint8_t> ping;
   std::unique_ptr<uint8_t[]> pong;
@@ -114,14 +115,16 @@ void keepForever(std::vector<uint8_t> bytes, std::unique_ptr<uint8_t[]> more = n
 
 }  // namespace
 
-void settleUnansweredProbes(double seconds) {
+std::vector<int> settleUnansweredProbes(double seconds) {
   std::lock_guard lock(gUnansweredMutex);
   uint64_t end = nowNs() + static_cast<uint64_t>(seconds * 1e9);
   for (dropSettled(); !unanswered().empty() && nowNs() < end; dropSettled()) {
     timespec ts{0, 1000000};
     nanosleep(&ts, nullptr);
   }
+  std::vector<int> silent;
   for (auto& p : unanswered()) {
+    if (std::find(silent.begin(), silent.end(), p.peer) == silent.end()) silent.push_back(p.peer);
     // Never answered: the receive is cancelled and waited for (a cancel completes locally),
     // so MPI has let go of its buffer. A probe still on its way out keeps its buffer, leaked.
     if (p.recv != MPI_REQUEST_NULL) {
@@ -135,6 +138,7 @@ void settleUnansweredProbes(double seconds) {
   }
   unanswered().clear();
   gProbesSettled = true;
+  return silent;
 }
 
 PeerWatch::PeerWatch(MPI_Comm comm, int peer, TagPool& tags)
@@ -153,7 +157,7 @@ PeerWatch::~PeerWatch() {
     return;
   }
   dropSettled();  // a long job ends many watches; keep only what is still in flight
-  unanswered().push_back({pingSend_, pongRecv_, std::move(pingMsg_), std::move(pongBuf_)});
+  unanswered().push_back({peer_, pingSend_, pongRecv_, std::move(pingMsg_), std::move(pongBuf_)});
 }
 
 void PeerWatch::heardFrom() { lastHeardNs_ = nowNs(); }

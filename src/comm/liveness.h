@@ -59,6 +59,7 @@ class PeerWatch {
 // Before MPI_Finalize: waits up to `seconds` for the answers to probes whose watch ended
 // first, then cancels what is left. Cancelled instead, an answer already on its way found
 // no receive and MPI_Finalize warned about it (UCX: "unexpected tag-receive descriptor").
-void settleUnansweredProbes(double seconds);
+// Returns the ranks whose probes were still unanswered.
+std::vector<int> settleUnansweredProbes(double seconds);
 
 }  // namespace ferry::comm

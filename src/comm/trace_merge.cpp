@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "comm/mpi_check.h"
+#include "comm/watchdog.h"
 #include "platform/clock.h"
+#include "platform/config.h"
 #include "platform/trace.h"
 
 namespace ferry::comm {
@@ -64,23 +66,27 @@ Status gatherTrace(World& w, const std::string& path, const std::string& process
   std::string mine = trace::takeJson(w.rank(), gOffsetNs, processName);
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(w.size()), displs(w.size());
-  if (Status st = mpiStatus(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, w.comm()), "MPI_Gather(trace)");
-      !st)
-    return st;
   std::string all;
-  if (w.rank() == 0) {
-    int total = 0;
-    for (int r = 0; r < w.size(); ++r) {
-      displs[r] = total;
-      total += lens[r];
+  {
+    // Every rank must reach the gathers: a stopped one would hold the job for ever.
+    Watchdog watchdog("gathering the FERRY_TRACE timeline", config().seconds(Knob::Timeout), w.rank());
+    if (Status st = mpiStatus(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, w.comm()), "MPI_Gather(trace)");
+        !st)
+      return st;
+    if (w.rank() == 0) {
+      int total = 0;
+      for (int r = 0; r < w.size(); ++r) {
+        displs[r] = total;
+        total += lens[r];
+      }
+      all.resize(static_cast<size_t>(total));
     }
-    all.resize(static_cast<size_t>(total));
+    if (Status st = mpiStatus(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                                          MPI_CHAR, 0, w.comm()),
+                              "MPI_Gatherv(trace)");
+        !st)
+      return st;
   }
-  if (Status st = mpiStatus(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
-                                        0, w.comm()),
-                            "MPI_Gatherv(trace)");
-      !st)
-    return st;
   if (w.rank() != 0) return {};
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return Status(Errc::InvalidArgument, "cannot write " + path + ": " + std::strerror(errno));

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "platform/log.h"
+#include "platform/parse.h"
 
 namespace ferry::comm {
 
@@ -13,9 +14,10 @@ Watchdog::Watchdog(std::string what, double seconds, int rank)
         std::unique_lock lock(mutex_);
         if (done_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return finished_; })) return;
         log::error(log::Comm,
-                   "%s on rank %d has not completed after %.0f s: another rank is stopped or cannot be reached; ending "
-                   "this process so that the launcher ends the job (FERRY_TIMEOUT sets the wait)",
-                   what.c_str(), rank, seconds);
+                   "%s on rank %d has not completed after %s: another rank is stopped or cannot be reached, or this "
+                   "step is slower than FERRY_TIMEOUT allows; ending this process so that the launcher ends the job "
+                   "(raise FERRY_TIMEOUT if the step is only slow)",
+                   what.c_str(), rank, parse::formatSeconds(seconds).c_str());
         _exit(1);
       }) {}
 

@@ -15,6 +15,7 @@
 #include "comm/watchdog.h"
 #include "platform/config.h"
 #include "platform/log.h"
+#include "platform/parse.h"
 
 namespace ferry::comm {
 namespace {
@@ -92,6 +93,8 @@ Result<World*> World::create() {
   MPI_Comm_rank(w->comm_, &w->rank_);
   MPI_Comm_size(w->comm_, &w->size_);
   log::setRank(w->rank_);
+  // Each step below waits for every rank: a stopped one would hold the job for ever.
+  Watchdog watchdog("Ferry's start-up (the job's layout)", config().seconds(Knob::Timeout), w->rank_);
   if (Status st = agreeOnProtocolVersion(w->comm_, kProtocolVersion); !st) return st;
 
   int* ub = nullptr;
@@ -187,9 +190,14 @@ Status World::finalize(LivenessResponder* responder) {
   double timeout = config().seconds(Knob::Timeout);
   Watchdog watchdog("MPI_Finalize", timeout, rank_);  // a stopped rank never answers nor reaches the barrier
   // This rank's last probes are answered while every responder still runs: each comes,
-  // unless its peer is stopped, which the watchdog reports. Without them (ferry info, a
-  // failed start-up) 0.2 s bounds the wait for an answer whose probe was never read.
-  settleUnansweredProbes(responder ? timeout : 0.2);
+  // unless its peer is stopped, whose silence is named before the barrier leaves the rest
+  // to the watchdog. Without responders (ferry info, a failed start-up) 0.2 s bounds the
+  // wait for an answer whose probe was never read.
+  for (int peer : settleUnansweredProbes(responder ? timeout / 2 : 0.2))
+    if (responder)
+      log::warn(log::Comm, "rank %d on host %s has not answered a liveness probe for %s at the end of the job",
+                peer, peer >= 0 && peer < size_ ? peers_[peer].host.c_str() : "?",
+                parse::formatSeconds(timeout / 2).c_str());
   if (responder) {
     // No responder stops before every rank has settled its probes: a probe that reached a
     // stopped one stayed unmatched, which MPI_Finalize reported (UCX: "unexpected

@@ -67,7 +67,6 @@ Status traceFileWritable(const std::string& path) {
 void writeTrace(Runtime& rt, const std::string& processName) {
   if (!rt.tracing) return;
   const std::string& path = config().text(Knob::Trace);
-  comm::Watchdog watchdog("gathering the FERRY_TRACE timeline", config().seconds(Knob::Timeout), rt.world->rank());
   Status st = comm::gatherTrace(*rt.world, path.empty() ? "ferry-trace.json" : path, processName);
   if (!st) log::error(log::Init, "FERRY_TRACE: %s", st.message().c_str());
   else if (rt.world->rank() == 0) log::info(log::Init, "FERRY_TRACE: timeline written to %s", path.c_str());

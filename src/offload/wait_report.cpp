@@ -68,7 +68,8 @@ void installTerminationReport(const std::string& devices, std::vector<std::strin
                 gPrefix, devices.c_str());
   std::snprintf(gAbortOwn, sizeof gAbortOwn,
                 "%srank 0 aborted (SIGABRT), and no offload operation had failed: the program or a library it "
-                "calls aborted (an assert, abort(), or libomptarget on a device number the job lacks: this job has %s)\n",
+                "calls aborted (an assert, abort(), or libomptarget on a device number the job lacks: this job has %s; "
+                "more ranks, or FERRY_DEVICES_PER_RANK, give it more devices)\n",
                 gPrefix, devices.c_str());
   struct sigaction sa {};
   sa.sa_handler = onTermination;

@@ -117,11 +117,11 @@ Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servi
   else if (topo.memoryBytes && memory > topo.memoryBytes / nodeDevices)
     // Reserved without backing (MAP_NORESERVE): more is accepted, and fails only when touched.
     log::warn(log::Service,
-              "FERRY_DEVICE_MEMORY=%s for each of this node's %llu CPU devices is more than the node's memory "
-              "(%s): allocations will succeed that it cannot back, and a serving rank that touches them is killed "
-              "by the OOM killer; unset it to share the node's memory among its devices",
+              "FERRY_DEVICE_MEMORY=%s for each of this node's %llu CPU devices (%s in all) is more than the node's "
+              "memory (%s): allocations will succeed that it cannot back, and touching them ends in the OOM "
+              "killer; unset it to share the node's memory among its devices",
               parse::formatSize(memory).c_str(), static_cast<unsigned long long>(nodeDevices),
-              parse::formatSize(topo.memoryBytes).c_str());
+              parse::formatSize(memory * nodeDevices).c_str(), parse::formatSize(topo.memoryBytes).c_str());
   int threads = userKernelThreads();
   if (threads == 0) threads = kernelThreads(topo, servingRanksOnNode, n);
   for (int i = 0; i < n; ++i) {

@@ -44,7 +44,7 @@ std::string loadFailureReason(const ImageRecord& image) {
   // LD_LIBRARY_PATH and the image's run path.
   if (reason.find("cannot open shared object file") != std::string::npos)
     reason += " on this rank's host: install the library there, or give the serving ranks its directory (link the "
-              "program with -Wl,-rpath,DIR, or set LD_LIBRARY_PATH for them; `ferry run` passes it on)";
+              "device image with -Xoffload-linker -rpath=DIR, or set LD_LIBRARY_PATH, which `ferry run` passes on)";
   return reason;
 }
 

@@ -81,7 +81,7 @@ Status Server::run() {
     }
     if (issuer && backoff.pastSpin())
       if (Status st = issuer->poll("commands from rank 0"); !st) {
-        lostRank0_ = true;
+        lostRank0_ = st.code() == Errc::Timeout;  // silent; not an MPI error of this rank's
         return st;
       }
     if (progressed) backoff.reset();
