@@ -63,9 +63,11 @@ int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
     return nextLayer().allocMem(size, info, baseptr);
   auto p = SharedHeap::instance().allocate(static_cast<size_t>(size));
   if (!p) {
-    // Once: a program that allocates in a loop would repeat it for every block.
+    // The block limit once: a program that allocates in a loop would repeat it for every
+    // block. A request larger than the machine, each time: it is the program's mistake.
     static std::atomic<bool> warned{false};
-    log::write(warned.exchange(true) ? log::Level::Debug : log::Level::Warn, log::Coll,
+    bool again = p.status().code() != Errc::OutOfMemory && warned.exchange(true);
+    log::write(again ? log::Level::Debug : log::Level::Warn, log::Coll,
                "MPI_Alloc_mem: %s; the MPI library serves this request instead, and further ones that Ferry cannot "
                "(FERRY_COLL_ALLOC_MEM=0 makes it serve every request)",
                p.status().message().c_str());

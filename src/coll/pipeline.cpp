@@ -163,7 +163,13 @@ Status Pipeline::postedSignaturesAgree() const {
 // on every rank that disagrees, whichever looked first).
 Status Pipeline::checkPeersFailed() const {
   for (int r = 0; r < k_; ++r) {
-    if (r == me_ || area_.line(r).failed.load(std::memory_order_acquire) != seq_) continue;
+    // Failed this call: `failed` may already name a later one (failed calls do not wait for
+    // the node), but a peer cannot finish a call this rank has not posted, so one that has
+    // not finished this call and failed this or a later one failed this one.
+    const RankLine& line = area_.line(r);
+    if (r == me_ || line.failed.load(std::memory_order_acquire) < seq_ ||
+        line.finished.load(std::memory_order_acquire) >= seq_)
+      continue;
     if (Status st = postedSignaturesAgree(); !st) return st;
     return Status(Errc::Unavailable,
                   peerName(r) + " failed this call, so this rank cannot finish it; that rank's error says why");
@@ -182,6 +188,10 @@ Status Pipeline::run() {
 
 Status Pipeline::runSteps(Waiter& waiter) {
   publish();
+  // The slot's last reader, a peer still in the call before last, checks that this rank has
+  // not ended the previous call yet (postedSignaturesAgree): that end is ordered before
+  // the overwrite. Free on x86.
+  std::atomic_thread_fence(std::memory_order_release);
   mine_.signature[seq_ % 2] = args_.signature;
   mine_.posted.store(seq_, std::memory_order_release);
   if (Status st = begin(waiter); !st) return st;
