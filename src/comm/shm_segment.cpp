@@ -70,16 +70,21 @@ Result<ShmSegment> ShmSegment::createNamed(const std::string& name, size_t bytes
   return s;
 }
 
-Result<ShmSegment> ShmSegment::openNamed(const std::string& name, size_t bytes) {
-  int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0) return Status(Errc::Unavailable, errnoText("shm_open(" + name + ") of a peer's segment failed"));
-  auto data = mapShared(fd, bytes, name);
+// A peer's segment, opened as `fd`, which the mapping makes unneeded.
+Result<ShmSegment> ShmSegment::mapPeers(int fd, size_t bytes, const std::string& what) {
+  auto data = mapShared(fd, bytes, what);
   close(fd);
   if (!data) return data.takeStatus();
   ShmSegment s;
   s.data_ = *data;
   s.size_ = bytes;
   return s;
+}
+
+Result<ShmSegment> ShmSegment::openNamed(const std::string& name, size_t bytes) {
+  int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return Status(Errc::Unavailable, errnoText("shm_open(" + name + ") of a peer's segment failed"));
+  return mapPeers(fd, bytes, name);
 }
 
 Result<ShmSegment> ShmSegment::createAnonymous(const char* tag, size_t bytes) {
@@ -108,13 +113,7 @@ Result<ShmSegment> ShmSegment::openPeer(pid_t pid, int fd, size_t bytes) {
   if (local < 0)
     return Status(Errc::Unavailable, errnoText("open(" + path + ") to map a peer's shared memory") +
                                          " (the kernel allows it only where it allows ptrace access to the peer)");
-  auto data = mapShared(local, bytes, path);
-  close(local);
-  if (!data) return data.takeStatus();
-  ShmSegment s;
-  s.data_ = *data;
-  s.size_ = bytes;
-  return s;
+  return mapPeers(local, bytes, path);
 }
 
 Status unlinkShmName(const std::string& name) {

@@ -42,6 +42,7 @@ class ShmSegment {
   bool valid() const { return data_ != nullptr; }
 
  private:
+  static Result<ShmSegment> mapPeers(int fd, size_t bytes, const std::string& what);
   void reset();
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
