@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
+#include "platform/config.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 
 namespace ferry::comm {
+
+double startUpSeconds() { return std::max(config().seconds(Knob::Timeout), 30.0); }
 
 Watchdog::Watchdog(std::string what, double seconds, int rank)
     : thread_([this, what = std::move(what), seconds, rank] {

@@ -11,6 +11,11 @@
 
 namespace ferry::comm {
 
+// The bound of the start-up's waits: FERRY_TIMEOUT, but at least 30 s. A timeout lowered
+// for fast fault detection while the job runs must not cut a start that is only slow (a
+// GPU's initialisation, a loaded node).
+double startUpSeconds();
+
 class Watchdog {
  public:
   // `what` completes in this object's lifetime, or after `seconds` the process ends with

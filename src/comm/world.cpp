@@ -94,7 +94,7 @@ Result<World*> World::create() {
   MPI_Comm_size(w->comm_, &w->size_);
   log::setRank(w->rank_);
   // Each step below waits for every rank: a stopped one would hold the job for ever.
-  Watchdog watchdog("Ferry's start-up (the job's layout)", config().seconds(Knob::Timeout), w->rank_);
+  Watchdog watchdog("Ferry's start-up (the job's layout)", startUpSeconds(), w->rank_);
   if (Status st = agreeOnProtocolVersion(w->comm_, kProtocolVersion); !st) return st;
 
   int* ub = nullptr;

@@ -270,7 +270,7 @@ Client* startOffload() {
   comm::World& w = *rt->world;
   // Every step up to the responders' start waits for every rank, which no probe watches yet.
   std::optional<comm::Watchdog> startUp;
-  startUp.emplace("Ferry's start-up (device discovery, the device table)", config().seconds(Knob::Timeout), w.rank());
+  startUp.emplace("Ferry's start-up (device discovery, the device table)", comm::startUpSeconds(), w.rank());
 
   JobDevices job = discoverJobDevices(w);
   if (job.table.size() == 0) {

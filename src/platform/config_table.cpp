@@ -19,7 +19,7 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::Timeout, "FERRY_TIMEOUT", KnobType::Duration, "30s", nullptr, 100, 86400000, "comm",
      "Fault-detection timeout: a peer that answers neither requests nor liveness probes for this "
      "long is declared dead and the job ends with an error; so does an offload job whose start-up "
-     "(device discovery) or end (trace gather, MPI_Finalize) takes longer. In the allreduce, a live "
+     "(device discovery; at least 30 s) or end (trace gather, MPI_Finalize) takes longer. In the allreduce, a live "
      "rank that is late to a call is waited for, as MPI requires, with a warning after this long"},
     {Knob::Heartbeat, "FERRY_HEARTBEAT", KnobType::Duration, "1s", nullptr, 10, 3600000, "comm",
      "While waiting on a peer, probe its liveness this often (at most a quarter of FERRY_TIMEOUT apart, whatever "
