@@ -225,6 +225,7 @@ int runAndMirror(const std::vector<std::string>& argv) {
     return 127;
   }
   if (child == 0) {
+    defaultStopSignalsInChild();  // before the unblocking: what is pending ends the child
     sigprocmask(SIG_SETMASK, &held.callersMask(), nullptr);  // the launcher gets the caller's mask
     Status st = execCommand(argv);
     std::fprintf(stderr, "ferry run: %s\n", st.message().c_str());

@@ -47,6 +47,11 @@ void handleStopSignals(void (*handler)(int, siginfo_t*, void*)) {
   }
 }
 
+void defaultStopSignalsInChild() {
+  for (int sig : kStopSignals)
+    if (sigismember(&gIgnoredAtStart, sig) != 1) signal(sig, SIG_DFL);
+}
+
 void dieOfSignal(int sig) {
   std::fflush(nullptr);
   signal(sig, SIG_DFL);

@@ -35,6 +35,12 @@ class StopSignalsHeld {
 // libraries load.
 void handleStopSignals(void (*handler)(int, siginfo_t*, void*));
 
+// In a child between fork and exec: the stop signals handleStopSignals handled go back to
+// their default action, so that one arriving before exec ends the child, as it would the
+// launcher, instead of running this process's handler there (and being lost). Those
+// ignored at start stay ignored. Async-signal-safe.
+void defaultStopSignalsInChild();
+
 // Ends this process by `sig`, as a process that did not handle it would end, so that its
 // parent sees the signal (a shell script stops as after its own Ctrl-C). Flushes stdio
 // first: not for signal handlers. Returns only where `sig` is blocked.
