@@ -62,7 +62,7 @@ Status alignTraceClocks(World& w) {
                    "MPI_Recv(offset)", 0);
 }
 
-Status gatherTrace(World& w, const std::string& path, const std::string& processName) {
+Result<std::string> gatherTrace(World& w, const std::string& processName) {
   std::string mine = trace::takeJson(w.rank(), gOffsetNs, processName);
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(w.size()), displs(w.size());
@@ -87,19 +87,24 @@ Status gatherTrace(World& w, const std::string& path, const std::string& process
         !st)
       return st;
   }
-  if (w.rank() != 0) return {};
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Status(Errc::InvalidArgument, "cannot write " + path + ": " + std::strerror(errno));
-  std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+  if (w.rank() != 0) return std::string();
+  std::string doc = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   bool first = true;
   for (int r = 0; r < w.size(); ++r) {
     if (lens[r] == 0) continue;
-    if (!first) std::fputs(",\n", f);
-    std::fwrite(all.data() + displs[r], 1, static_cast<size_t>(lens[r]), f);
+    if (!first) doc += ",\n";
+    doc.append(all, static_cast<size_t>(displs[r]), static_cast<size_t>(lens[r]));
     first = false;
   }
-  std::fputs("\n]}\n", f);
-  std::fclose(f);
+  return doc + "\n]}\n";
+}
+
+Status writeTraceFile(const std::string& path, const std::string& document) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return Status(Errc::InvalidArgument, "cannot write " + path + ": " + std::strerror(errno));
+  bool written = std::fwrite(document.data(), 1, document.size(), f) == document.size();
+  if (std::fclose(f) != 0 || !written)
+    return Status(Errc::InvalidArgument, "writing " + path + " failed: " + std::strerror(errno));
   return {};
 }
 

@@ -13,7 +13,10 @@ namespace ferry::comm {
 // (a few timestamp exchanges, keeping the one with the shortest round trip) and keeps it
 // for gatherTrace; ranks on rank 0's node share its clock (offset 0).
 Status alignTraceClocks(World& world);
-// Collective. Rank 0 writes `path` with every rank's events; `processName` labels this rank.
-Status gatherTrace(World& world, const std::string& path, const std::string& processName);
+// Collective. Every rank's events, as one Chrome-trace document on rank 0 (empty on the
+// others); `processName` labels this rank. Writing it is rank 0's alone (writeTraceFile),
+// after the job's last collective: no rank waits for the file.
+Result<std::string> gatherTrace(World& world, const std::string& processName);
+Status writeTraceFile(const std::string& path, const std::string& document);
 
 }  // namespace ferry::comm

@@ -63,13 +63,22 @@ Status traceFileWritable(const std::string& path) {
                                            "); name a file in a directory rank 0 can write");
 }
 
-// Collective at the end of the job: rank 0 writes the merged timeline.
-void writeTrace(Runtime& rt, const std::string& processName) {
-  if (!rt.tracing) return;
-  const std::string& path = config().text(Knob::Trace);
-  Status st = comm::gatherTrace(*rt.world, path.empty() ? "ferry-trace.json" : path, processName);
-  if (!st) log::error(log::Init, "FERRY_TRACE: %s", st.message().c_str());
-  else if (rt.world->rank() == 0) log::info(log::Init, "FERRY_TRACE: timeline written to %s", path.c_str());
+// Collective at the end of the job: every rank's events, merged on rank 0.
+std::string gatherTimeline(Runtime& rt, const std::string& processName) {
+  if (!rt.tracing) return {};
+  auto doc = comm::gatherTrace(*rt.world, processName);
+  if (doc) return std::move(doc.value());
+  log::error(log::Init, "FERRY_TRACE: %s", doc.status().message().c_str());
+  return {};
+}
+
+// Rank 0, after the job's last collective: a slow file system holds up no other rank.
+void saveTimeline(const std::string& document) {
+  if (document.empty()) return;
+  std::string path = config().text(Knob::Trace);
+  if (path.empty()) path = "ferry-trace.json";
+  if (Status st = comm::writeTraceFile(path, document); !st) log::error(log::Init, "FERRY_TRACE: %s", st.message().c_str());
+  else log::info(log::Init, "FERRY_TRACE: timeline written to %s", path.c_str());
 }
 Runtime* gRuntime = nullptr;  // never destroyed, see Client
 
@@ -178,7 +187,8 @@ void shutDownOpenMpRuntime() {
     if (lostRank0) rt.world->abortForLostRank(0);
     MPI_Abort(rt.world->comm(), 1);
   }
-  writeTrace(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host + "): device server");
+  (void)gatherTimeline(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host +
+                                 "): device server");  // a document on rank 0 only
   st = rt.world->finalize(rt.responder.get());
   // _exit: this process never ran main, so it must not run the application's destructors.
   // Its streams are flushed first: a kernel's last line without a newline (direct output).
@@ -322,8 +332,9 @@ void stopOffload() {
   if (!st) log::error(log::Offload, "at shutdown: %s", st.message().c_str());
   if (rt->localServerThread.joinable()) rt->localServerThread.join();
   rt->localServer.reset();
-  writeTrace(*rt, "rank 0 (" + rt->world->self().host + "): main");
+  std::string timeline = gatherTimeline(*rt, "rank 0 (" + rt->world->self().host + "): main");
   if (Status fin = rt->world->finalize(rt->responder.get()); !fin) log::error(log::Offload, "%s", fin.message().c_str());
+  saveTimeline(timeline);
   if (!st) std::_Exit(1);
 }
 
