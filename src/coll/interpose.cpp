@@ -66,7 +66,7 @@ int allocMem(MPI_Aint size, MPI_Info info, void* baseptr) {
     // The block limit once: a program that allocates in a loop would repeat it for every
     // block. A request larger than the machine, each time: it is the program's mistake.
     static std::atomic<bool> warned{false};
-    bool again = p.status().code() != Errc::OutOfMemory && warned.exchange(true);
+    bool again = static_cast<uint64_t>(size) <= maxHeapBlockBytes() && warned.exchange(true);
     log::write(again ? log::Level::Debug : log::Level::Warn, log::Coll,
                "MPI_Alloc_mem: %s; the MPI library serves this request instead, and further ones that Ferry cannot "
                "(FERRY_COLL_ALLOC_MEM=0 makes it serve every request)",
