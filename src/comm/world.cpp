@@ -189,16 +189,18 @@ Status World::finalize(LivenessResponder* responder) {
   finalized_ = true;
   double timeout = config().seconds(Knob::Timeout);
   Watchdog watchdog("MPI_Finalize", timeout, rank_);  // a stopped rank never answers nor reaches the barrier
-  // This rank's last probes are answered while every responder still runs: each comes,
-  // unless its peer is stopped, whose silence is named before the barrier leaves the rest
-  // to the watchdog. Without responders (ferry info, a failed start-up) 0.2 s bounds the
-  // wait for an answer whose probe was never read.
-  for (int peer : settleUnansweredProbes(responder ? timeout / 2 : 0.2))
-    if (responder)
+  if (!responder) {
+    // No responders (ferry info, a failed start-up): 0.2 s bounds the wait for an answer
+    // whose probe was never read.
+    (void)settleUnansweredProbes(0.2);
+  } else {
+    // This rank's last probes are answered while every responder still runs: each comes,
+    // unless its peer is stopped, whose silence is named before the barrier leaves the rest
+    // to the watchdog.
+    double settle = timeout / 2;
+    for (int silent : settleUnansweredProbes(settle))
       log::warn(log::Comm, "rank %d on host %s has not answered a liveness probe for %s at the end of the job",
-                peer, peer >= 0 && peer < size_ ? peers_[peer].host.c_str() : "?",
-                parse::formatSeconds(timeout / 2).c_str());
-  if (responder) {
+                silent, peer(silent).host.c_str(), parse::formatSeconds(settle).c_str());
     // No responder stops before every rank has settled its probes: a probe that reached a
     // stopped one stayed unmatched, which MPI_Finalize reported (UCX: "unexpected
     // tag-receive descriptor").
