@@ -30,10 +30,9 @@ void Waiter::progressed() {
 Status Waiter::checkPeers(const std::function<std::string()>& what) const {
   for (size_t r = 0; r < peers_.size(); ++r) {
     if (kill(peers_[r], 0) != 0 && errno == ESRCH) {
-      int local = static_cast<int>(r);
-      std::string name = nameOf_ ? nameOf_(local) : "node-local rank " + std::to_string(local);
-      return Status(Errc::Unavailable, name + ", pid " + std::to_string(peers_[r]) + ", has exited while this rank waited " +
-                                           what() + "; the launcher's report says why");
+      return Status(Errc::Unavailable, nameOf_(static_cast<int>(r)) + ", pid " + std::to_string(peers_[r]) +
+                                           ", has exited while this rank waited " + what() +
+                                           "; the launcher's report says why");
     }
   }
   return {};

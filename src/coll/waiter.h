@@ -24,9 +24,9 @@ class Waiter {
   // `peers`: pids of the node-local ranks, checked for liveness while waiting; the vector
   // must outlive the waiter (it belongs to the communicator's context). `nameOf` names a
   // node-local rank in errors as the user knows it (Pipeline::peerName: its rank in the
-  // communicator and in MPI_COMM_WORLD); by default "node-local rank N".
+  // communicator and in MPI_COMM_WORLD).
   using NameOf = std::function<std::string(int localRank)>;
-  Waiter(double timeoutSeconds, uint64_t spinNs, const std::vector<pid_t>& peers, NameOf nameOf = {});
+  Waiter(double timeoutSeconds, uint64_t spinNs, const std::vector<pid_t>& peers, NameOf nameOf);
 
   // Call after a poll found nothing to do. `what` describes the awaited event; it is only
   // called when the wait fails or warns. `remote`, if given, runs with the liveness check

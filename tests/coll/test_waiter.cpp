@@ -47,7 +47,7 @@ TEST(CollWaiter, ExitedPeerFailsTheWaitWithItsName) {
 
 TEST(CollWaiter, LivePeersAreWaitedFor) {
   std::vector<pid_t> peers = {getpid(), getppid()};
-  Waiter w(30, 0, peers);
+  Waiter w(30, 0, peers, [](int r) { return "node-local rank " + std::to_string(r); });
   EXPECT_TRUE(waitFor(w, 0.3).isOk());
 }
 
