@@ -286,9 +286,7 @@ Status Client::flushQueue(AsyncQueue& q, bool confirm) {
     // Devices not yet confirmed get a Sync, in the batch when they are its device.
     for (auto& [id, state] : q.devices) {
       if (state == DeviceSync::Clean) continue;
-      int tag = tags_.next();
-      expectReply(q, id, tag, 0, 0, q.syncWhat(id));
-      if (Status st = queueSend(q, id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
+      if (Status st = queueSend(q, id, MsgType::Sync, syncRequest(q, id)); !st) return st;
       q.noteConfirmed(id);
     }
   }

@@ -149,6 +149,9 @@ class Client {
   Status queuePipeSend(AsyncQueue& q, int id, std::string what, const comm::DataDesc& data, const void* addr);
   Status progress(AsyncQueue& q);
   Status requestSyncs(AsyncQueue& q);
+  // The Sync that confirms device `id`'s ops so far, with its reply expected under what it
+  // confirms (AsyncQueue::syncWhat). The caller sends it, then notes the device confirmed.
+  comm::SyncMsg syncRequest(AsyncQueue& q, int id);
   Status wait(AsyncQueue& q, const char* what);
   int frontDevice(const AsyncQueue& q) const;
   void watchPeers(AsyncQueue& q, const char* what);

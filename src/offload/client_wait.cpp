@@ -97,12 +97,16 @@ Status Client::progress(AsyncQueue& q) {
   return {};
 }
 
+comm::SyncMsg Client::syncRequest(AsyncQueue& q, int id) {
+  int tag = tags_.next();
+  expectReply(q, id, tag, 0, 0, q.syncWhat(id));
+  return comm::SyncMsg{tag};
+}
+
 Status Client::requestSyncs(AsyncQueue& q) {
   for (auto& [id, state] : q.devices) {
     if (state == DeviceSync::Clean) continue;
-    int tag = tags_.next();
-    expectReply(q, id, tag, 0, 0, q.syncWhat(id));
-    if (Status st = send(id, MsgType::Sync, comm::SyncMsg{tag}); !st) return st;
+    if (Status st = send(id, MsgType::Sync, syncRequest(q, id)); !st) return st;
     q.noteConfirmed(id);
   }
   return {};
