@@ -1,6 +1,8 @@
 // Signal dispositions a process inherited. A signal it was started ignoring (nohup's SIGHUP,
-// the SIGINT of a script's background job) is left ignored by every handler Ferry installs,
-// as a shell leaves it.
+// the SIGINT of a script's background job) is left ignored by the handlers Ferry installs,
+// as a shell leaves it, where the process can still tell: a library that installed its own
+// handler at load (MPICH's UCX, for SIGHUP) hides the ignore; only an executable can note
+// it before that (tools/ferry/stop_signals.cpp).
 #pragma once
 
 #include <signal.h>
