@@ -11,6 +11,7 @@
 #include "coll/allreduce.h"
 #include "coll/comm_context.h"
 #include "coll/settings.h"
+#include "comm/mpi_check.h"
 #include "platform/config.h"
 #include "platform/log.h"
 
@@ -63,6 +64,20 @@ std::string whatDiffers(const Identity& me, const Identity& root) {
          collSettingsText(me) + "); give every rank the same values";
 }
 
+// The check's collectives run on MPI_COMM_WORLD right after MPI_Init, whose error handler is
+// then MPI_ERRORS_ARE_FATAL: a failure normally ends the job inside the library. Should one
+// return (a program that set MPI_ERRORS_RETURN through an MPI_T or tool hook), the job's
+// agreement is unknown, and collectives that may not agree are the hazard the check is for:
+// they go off on this process, with the reason.
+bool checked(int rc, const char* call) {
+  Status st = comm::mpiStatus(rc, call);
+  if (st) return true;
+  gAgreed.store(false, std::memory_order_relaxed);
+  log::error(log::Coll, "Ferry's collectives are off for this process, and the MPI library runs every allreduce: "
+                        "the job-wide check of Ferry's build and settings failed: %s", st.message().c_str());
+  return false;
+}
+
 }  // namespace
 
 bool jobAgreed() { return gAgreed.load(std::memory_order_relaxed); }
@@ -70,7 +85,7 @@ bool jobAgreed() { return gAgreed.load(std::memory_order_relaxed); }
 void agreeAcrossJob() {
   Identity id = mine();
   int64_t ends[6] = {id.version, -id.version, id.valid, -id.valid, id.settings, -id.settings}, low[6] = {};
-  if (PMPI_Allreduce(ends, low, 6, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  if (!checked(PMPI_Allreduce(ends, low, 6, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD), "PMPI_Allreduce(job check)")) return;
   if (low[0] == -low[1] && low[2] == -low[3] && low[4] == -low[5]) return;
   // They differ somewhere: every process turns the collectives off. Rank 0 says which ranks
   // differ from it, and each of those says how.
@@ -79,10 +94,11 @@ void agreeAcrossJob() {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   Identity root = id;
-  PMPI_Bcast(&root, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (!checked(PMPI_Bcast(&root, 3, MPI_INT64_T, 0, MPI_COMM_WORLD), "PMPI_Bcast(job check)")) return;
   int differs = id == root ? 0 : 1;
   std::vector<int> all(rank == 0 ? static_cast<size_t>(size) : 0);
-  PMPI_Gather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!checked(PMPI_Gather(&differs, 1, MPI_INT, all.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "PMPI_Gather(job check)"))
+    return;
   const char* off = "Ferry's collectives are off for this job and the MPI library runs every allreduce";
   if (rank == 0) {
     constexpr int kNamed = 8;  // a long list helps no one: the first few, and how many more

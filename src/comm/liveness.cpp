@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <cstring>
+#include <deque>
 #include <mutex>
 
 #include "comm/mailbox.h"
@@ -26,52 +27,75 @@ void LivenessResponder::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+// An MPI call of the responder that fails ends it: it cannot answer probes any more, so
+// its peers will take this rank for dead within FERRY_TIMEOUT and end the job. The error
+// is logged here first, so that the job's end names the real cause, not only the silence.
 void LivenessResponder::loop() {
   std::vector<uint8_t> buf(256);
   MPI_Request req = MPI_REQUEST_NULL;
-  MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, MPI_ANY_SOURCE, kPingTag, comm_, &req);
-  std::vector<std::vector<uint8_t>> replies;
-  std::vector<MPI_Request> replyReqs;
-  while (!stop_.load(std::memory_order_relaxed)) {
+  std::deque<std::pair<MPI_Request, std::vector<uint8_t>>> replies;  // MPI holds each buffer
+  Status st = mpiStatus(
+      MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, MPI_ANY_SOURCE, kPingTag, comm_, &req),
+      "MPI_Irecv(liveness probe)");
+  while (st && !stop_.load(std::memory_order_relaxed)) {
     int done = 0;
     MPI_Status status;
-    if (MPI_Test(&req, &done, &status) != MPI_SUCCESS) break;
-    if (done) {
-      int count = 0;
-      MPI_Get_count(&status, MPI_BYTE, &count);
-      auto msg = decode(buf.data(), static_cast<size_t>(count));
-      if (msg && std::holds_alternative<PingMsg>(msg->body)) {
-        int tag = std::get<PingMsg>(msg->body).replyTag;
-        replies.push_back(encode(MsgType::Reply, kNoDevice, msg->header.seq, ReplyMsg{}));
-        replyReqs.emplace_back(MPI_REQUEST_NULL);
-        MPI_Isend(replies.back().data(), static_cast<int>(replies.back().size()), MPI_BYTE, status.MPI_SOURCE, tag,
-                  comm_, &replyReqs.back());
-      } else {
-        log::warn(log::Comm, "liveness: ignoring a malformed probe from rank %d", status.MPI_SOURCE);
-      }
-      MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, MPI_ANY_SOURCE, kPingTag, comm_, &req);
+    st = mpiStatus(MPI_Test(&req, &done, &status), "MPI_Test(liveness probe)");
+    if (st && done) {
+      st = answer(buf, status, replies);
+      if (st)
+        st = mpiStatus(
+            MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_BYTE, MPI_ANY_SOURCE, kPingTag, comm_, &req),
+            "MPI_Irecv(liveness probe)");
       continue;
     }
     // Reap finished replies; probes are rare, so a linear pass is fine.
-    for (size_t i = 0; i < replyReqs.size();) {
+    std::erase_if(replies, [&st](auto& r) {
       int sent = 0;
-      MPI_Test(&replyReqs[i], &sent, MPI_STATUS_IGNORE);
-      if (sent) {
-        replyReqs.erase(replyReqs.begin() + static_cast<long>(i));
-        replies.erase(replies.begin() + static_cast<long>(i));
-      } else {
-        ++i;
-      }
-    }
+      if (st) st = mpiStatus(MPI_Test(&r.first, &sent, MPI_STATUS_IGNORE), "MPI_Test(liveness reply)");
+      return sent != 0;
+    });
     timespec ts{0, 1000000};  // 1 ms: probes come at most once per heartbeat
     nanosleep(&ts, nullptr);
   }
-  MPI_Cancel(&req);
-  MPI_Request_free(&req);
-  for (auto& r : replyReqs) {
-    MPI_Cancel(&r);
-    MPI_Request_free(&r);
+  if (!st)
+    log::error(log::Comm, "the liveness responder of this rank stopped: %s; this rank answers no more liveness "
+               "probes, so its peers will take it for dead within FERRY_TIMEOUT (%s)",
+               st.message().c_str(), parse::formatSeconds(config().seconds(Knob::Timeout)).c_str());
+  cancelAll(req, replies);
+}
+
+// Answers one probe on the tag it names. A malformed probe is not this rank's failure.
+Status LivenessResponder::answer(const std::vector<uint8_t>& buf, const MPI_Status& status,
+                                 std::deque<std::pair<MPI_Request, std::vector<uint8_t>>>& replies) {
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  auto msg = decode(buf.data(), static_cast<size_t>(count));
+  if (!msg || !std::holds_alternative<PingMsg>(msg->body)) {
+    log::warn(log::Comm, "liveness: ignoring a malformed probe from rank %d", status.MPI_SOURCE);
+    return {};
   }
+  int tag = std::get<PingMsg>(msg->body).replyTag;
+  auto& [req, bytes] = replies.emplace_back(MPI_REQUEST_NULL, encode(MsgType::Reply, kNoDevice, msg->header.seq, ReplyMsg{}));
+  return mpiStatus(MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, status.MPI_SOURCE, tag, comm_, &req),
+                   "MPI_Isend(liveness reply)", status.MPI_SOURCE);
+}
+
+// At the end (or after a failure): nothing stays posted. A cancel that fails leaves a
+// request MPI_Finalize may report; there is nothing more this rank can do about it.
+void LivenessResponder::cancelAll(MPI_Request& req, std::deque<std::pair<MPI_Request, std::vector<uint8_t>>>& replies) {
+  if (req != MPI_REQUEST_NULL) {
+    MPI_Cancel(&req);
+    MPI_Request_free(&req);
+  }
+  for (auto& r : replies) {
+    if (r.first == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&r.first);
+    MPI_Request_free(&r.first);
+  }
+  // MPI may still read a freed send's buffer: keep them until the process ends.
+  static auto* kept = new std::deque<std::pair<MPI_Request, std::vector<uint8_t>>>();
+  for (auto& r : replies) kept->push_back(std::move(r));
 }
 
 namespace {
@@ -182,7 +206,8 @@ Status PeerWatch::poll(std::string_view what) {
   }
   if (pingSend_ != MPI_REQUEST_NULL) {
     int done = 0;
-    MPI_Test(&pingSend_, &done, MPI_STATUS_IGNORE);
+    if (Status st = mpiStatus(MPI_Test(&pingSend_, &done, MPI_STATUS_IGNORE), "MPI_Test(liveness probe)", peer_); !st)
+      return st;
   }
   double quiet = static_cast<double>(now - lastHeardNs_) * 1e-9;
   if (quiet >= heartbeat && pongRecv_ == MPI_REQUEST_NULL && pingSend_ == MPI_REQUEST_NULL) {

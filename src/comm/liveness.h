@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ class LivenessResponder {
 
  private:
   void loop();
+  Status answer(const std::vector<uint8_t>& buf, const MPI_Status& status,
+                std::deque<std::pair<MPI_Request, std::vector<uint8_t>>>& replies);
+  static void cancelAll(MPI_Request& req, std::deque<std::pair<MPI_Request, std::vector<uint8_t>>>& replies);
   MPI_Comm comm_;
   std::atomic<bool> stop_{false};
   std::thread thread_;

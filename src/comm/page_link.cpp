@@ -86,12 +86,17 @@ class PendingReplies {
                                &s.req),
                      "MPI_Isend(page reply)", peer);
   }
-  void reap() {
-    std::erase_if(sends_, [](Send& s) {
+  // A send MPI_Test fails on is kept (MPI may still read its buffer) and the failure is
+  // returned: the peer waits for that reply, so the caller must fail, not carry on.
+  Status reap() {
+    Status failed;
+    std::erase_if(sends_, [&failed](Send& s) {
       int done = 0;
-      MPI_Test(&s.req, &done, MPI_STATUS_IGNORE);
-      return done != 0;
+      Status st = mpiStatus(MPI_Test(&s.req, &done, MPI_STATUS_IGNORE), "MPI_Test(page reply)");
+      if (!st && failed) failed = std::move(st);
+      return st && done != 0;
     });
+    return failed;
   }
 
  private:
@@ -145,7 +150,7 @@ Status answerOne(MPI_Comm comm, MPI_Message msg, const MPI_Status& status) {
 Result<bool> servePageRequests(MPI_Comm comm) {
   std::unique_lock lock(gServing, std::try_to_lock);
   if (!lock) return false;  // another thread of this rank is answering
-  gReplies.reap();
+  if (Status st = gReplies.reap(); !st) return st;
   bool any = false;
   while (true) {
     int flag = 0;

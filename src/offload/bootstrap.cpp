@@ -114,7 +114,8 @@ void agreeOrExit(comm::World& w, const Status& local, const char* step) {
   if (!anyFailed) return;
   if (!local.isOk()) log::error(log::Init, "%s failed: %s", step, local.message().c_str());
   else if (w.rank() == 0) log::error(log::Init, "%s failed on another rank; its message says why", step);
-  (void)w.finalize();
+  // The job ends with 1 either way; a failed finalize only adds to what is said.
+  if (Status fin = w.finalize(); !fin) log::warn(log::Init, "after %s failed: %s", step, fin.message().c_str());
   std::exit(1);
 }
 
@@ -190,6 +191,7 @@ void shutDownOpenMpRuntime() {
   (void)gatherTimeline(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host +
                                  "): device server");  // a document on rank 0 only
   st = rt.world->finalize(rt.responder.get());
+  if (!st) log::error(log::Service, "rank %d, done serving: %s", rt.world->rank(), st.message().c_str());
   // _exit: this process never ran main, so it must not run the application's destructors.
   // Its streams are flushed first: a kernel's last line without a newline (direct output).
   std::fflush(nullptr);

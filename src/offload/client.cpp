@@ -318,7 +318,10 @@ Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpe
     if (Status st = toRank(rankB, responder); !st) return st;
   if (rankA == world_.rank()) {
     auto seconds = comm::runBaseline(world_.comm(), rankB, true, spec);
-    while (outbox_.pending() > 0) (void)outbox_.reap();
+    // The message that started rank_b must be gone before its buffer is; a send that fails
+    // is the baseline's failure (and would otherwise keep this loop waiting for ever).
+    while (outbox_.pending() > 0)
+      if (Status st = outbox_.reap(); !st) return st;
     return seconds;
   }
   // A serving rank times it: rank 0 starts it, answers it if it is the peer, and collects

@@ -75,6 +75,7 @@ Status Server::run() {
       busy |= !devices_[d].ops.empty();
     }
     if (Status st = outbox_.reap(); !st) return st;
+    if (linkBroken()) return linkError_;
     if (shutdown_ && !busy && outbox_.pending() == 0) {
       inbox_.close();  // no receive may stay posted into MPI_Finalize
       return {};
@@ -157,8 +158,8 @@ Status Server::enqueue(comm::Message msg, int source) {
                                   std::to_string(dev) + " (" + comm::msgTypeName(msg.header.type) + ")");
     log::error(log::Service, "%s", st.message().c_str());
     // Answer where the issuer waits for an answer, so that it fails instead of hanging.
-    int tag = replyTagOf(msg.body);
-    return tag ? reply(source, tag, msg.header.seq, st) : Status();
+    if (int tag = replyTagOf(msg.body)) reply(source, tag, msg.header.seq, st);
+    return {};
   }
   auto op = std::make_unique<Op>();
   op->type = msg.header.type;
@@ -194,11 +195,12 @@ Status Server::runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq)
   auto seconds = comm::runBaseline(world_.comm(), m.peer, m.initiator != 0, spec);
   if (!m.initiator) return seconds.takeStatus();
   uint64_t ns = seconds ? static_cast<uint64_t>(*seconds * 1e9) : 0;
-  return reply(client, m.replyTag, seq, seconds.status(), {ns});
+  reply(client, m.replyTag, seq, seconds.status(), {ns});
+  return {};
 }
 
-Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values,
-                     const void* data, size_t len) {
+void Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values,
+                   const void* data, size_t len) {
   uint64_t mark = 0;
   if (capture_) {
     // A reply is where the issuer may print: everything written so far goes first, including
@@ -210,8 +212,9 @@ Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::v
     }
     mark = outputSent_[static_cast<size_t>(client)];
   }
+  const std::string what = "the reply to operation " + std::to_string(seq);
   if (st.isOk() && values.empty() && len == 0)
-    return outbox_.send(client, tag, comm::encodeOkReply(seq, mark));  // the common case, prebuilt
+    return post(client, tag, comm::encodeOkReply(seq, mark), what);  // the common case, prebuilt
   comm::ReplyMsg r;
   r.code = st.code();
   r.outputMark = mark;
@@ -222,7 +225,16 @@ Status Server::reply(int client, int tag, uint64_t seq, const Status& st, std::v
   }
   r.values = std::move(values);
   r.inlineSize = len;
-  return outbox_.send(client, tag, comm::encode(comm::MsgType::Reply, comm::kNoDevice, seq, r, data, len));
+  post(client, tag, comm::encode(comm::MsgType::Reply, comm::kNoDevice, seq, r, data, len), what);
+}
+
+void Server::post(int peer, int tag, std::vector<uint8_t> bytes, const std::string& what) {
+  Status st = outbox_.send(peer, tag, std::move(bytes));
+  if (st || linkBroken()) return;
+  linkError_ = Status(st.code(), "rank " + std::to_string(world_.rank()) + " on host " + world_.self().host +
+                                     " cannot send " + what + " to rank " + std::to_string(peer) + ", which waits for it (" +
+                                     st.message() + "); it stops serving rather than leave rank " +
+                                     std::to_string(peer) + " waiting");
 }
 
 void Server::sendOutput(int client, bool thorough) {
@@ -239,26 +251,23 @@ void Server::sendOutput(int client, bool thorough) {
   outputPending_.clear();
 }
 
-Status Server::sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size) {
+void Server::sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size) {
   comm::RtrMsg m{xfer, dst, size};
-  if (srcRank == world_.rank()) {
-    deliverRtr(srcRank, m);
-    return {};
-  }
-  return outbox_.send(srcRank, comm::kControlTag, comm::encode(comm::MsgType::Rtr, comm::kNoDevice, 0, m));
+  if (srcRank == world_.rank()) return deliverRtr(srcRank, m);
+  post(srcRank, comm::kControlTag, comm::encode(comm::MsgType::Rtr, comm::kNoDevice, 0, m),
+       "ready-to-receive of transfer " + std::to_string(xfer));
 }
 
-Status Server::sendFin(int dstRank, int32_t xfer, const Status& st) {
+void Server::sendFin(int dstRank, int32_t xfer, const Status& st) {
   comm::FinMsg m{xfer, st.code(), st.message()};
-  if (dstRank == world_.rank()) {
-    deliverFin(dstRank, m);
-    return {};
-  }
-  return outbox_.send(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Fin, comm::kNoDevice, 0, m));
+  if (dstRank == world_.rank()) return deliverFin(dstRank, m);
+  post(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Fin, comm::kNoDevice, 0, m),
+       "the end of transfer " + std::to_string(xfer));
 }
 
-Status Server::sendRts(int dstRank, const comm::RtsMsg& m) {
-  return outbox_.send(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Rts, comm::kNoDevice, 0, m));
+void Server::sendRts(int dstRank, const comm::RtsMsg& m) {
+  post(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Rts, comm::kNoDevice, 0, m),
+       "ready-to-send of transfer " + std::to_string(m.xfer));
 }
 
 // The destination is ready: if the matching send has started, push the bytes now;
@@ -285,7 +294,7 @@ void Server::deliverFin(int fromRank, const comm::FinMsg& fin) {
     sendsAwaitingFin_.erase(s);
     op->awaitingRendezvous = false;
     Status own = std::move(op->half);
-    (void)sendFin(fromRank, fin.xfer, own);
+    sendFin(fromRank, fin.xfer, own);
     return complete(dev, *op, std::move(own));
   }
   auto it = recvsAwaitingFin_.find(key);
@@ -319,7 +328,7 @@ void Server::deliverRts(int fromRank, const comm::RtsMsg& rts) {
                                   std::to_string(rts.xfer) + ", which rank " + std::to_string(world_.rank()) +
                                   " no longer receives");
     log::error(log::Service, "%s", st.message().c_str());
-    (void)sendFin(fromRank, rts.xfer, st);
+    sendFin(fromRank, rts.xfer, st);
     return;
   }
   Op& op = *it->second.second;
@@ -329,7 +338,7 @@ void Server::deliverRts(int fromRank, const comm::RtsMsg& rts) {
                                          std::to_string(m.data.size));
   else
     op.half = copyFromPeer(fromRank, rts.srcAddr + rts.split, op.sink + rts.split, rts.size - rts.split);
-  (void)sendFin(fromRank, rts.xfer, op.half);
+  sendFin(fromRank, rts.xfer, op.half);
 }
 
 }  // namespace ferry::service

@@ -45,6 +45,8 @@ class Server {
 
  private:
   bool lostRank0_ = false;
+  // The first message a peer waits for that could not be sent; run() returns it.
+  Status linkError_;
   struct DeviceState {
     std::unique_ptr<LocalDevice> dev;
     std::unique_ptr<Worker> worker;  // nullptr: heavy work runs inline on the server thread
@@ -65,12 +67,18 @@ class Server {
   void deliverRtr(int fromRank, const comm::RtrMsg& rtr);
   void deliverFin(int fromRank, const comm::FinMsg& fin);
   void deliverRts(int fromRank, const comm::RtsMsg& rts);
-  Status reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values = {},
-               const void* data = nullptr, size_t len = 0);
+  // Every reply, Rtr, Fin and Rts is awaited by its peer. One that cannot be sent would
+  // leave the peer waiting while this rank still answers its liveness probes: a hang, not a
+  // failure. So a send failure is never dropped: post() records the first one, and run()
+  // returns it, which ends the job with the message (see linkError_).
+  void reply(int client, int tag, uint64_t seq, const Status& st, std::vector<uint64_t> values = {},
+             const void* data = nullptr, size_t len = 0);
   Status runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq);
-  Status sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size);
-  Status sendFin(int dstRank, int32_t xfer, const Status& st);
-  Status sendRts(int dstRank, const comm::RtsMsg& m);
+  void sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size);
+  void sendFin(int dstRank, int32_t xfer, const Status& st);
+  void sendRts(int dstRank, const comm::RtsMsg& m);
+  void post(int peer, int tag, std::vector<uint8_t> bytes, const std::string& what);
+  bool linkBroken() const { return !linkError_.isOk(); }
   // Sends the output kernels wrote since the last call to `client`, ahead of its next reply.
   void sendOutput(int client, bool thorough);
   bool pipeInFlight() const;

@@ -108,13 +108,10 @@ void Server::finishHeavy(uint32_t dev, Op& op, Status st) {
   sendOutput(op.client, false);
   if (auto* m = std::get_if<comm::LaunchMsg>(&op.body); m && m->replyTag) {
     // Everything before a kernel finished before it started, so this reply confirms all of it.
-    Status r = reply(op.client, m->replyTag, op.seq, st.isOk() ? devices_[dev].error : withWhere(dev, op, st));
-    if (!r) log::error(log::Service, "cannot answer launch: %s", r.message().c_str());
+    reply(op.client, m->replyTag, op.seq, st.isOk() ? devices_[dev].error : withWhere(dev, op, st));
   }
   if (auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) {
-    Status r = reply(op.client, m->replyTag, op.seq, withWhere(dev, op, st),
-                     st.isOk() ? op.values : std::vector<uint64_t>());
-    if (!r) log::error(log::Service, "cannot answer load_image: %s", r.message().c_str());
+    reply(op.client, m->replyTag, op.seq, withWhere(dev, op, st), st.isOk() ? op.values : std::vector<uint64_t>());
   }
   complete(dev, op, std::move(st));
 }
@@ -157,11 +154,11 @@ void Server::poll(uint32_t dev, Op& op) {
 // peer are wound down so that the peer does not wait forever.
 void Server::failStarted(uint32_t dev, Op& op) {
   const Status& err = devices_[dev].error;
-  if (int tag = replyTagOf(op.body)) (void)reply(op.client, tag, op.seq, err);
+  if (int tag = replyTagOf(op.body)) reply(op.client, tag, op.seq, err);
   op.state = Op::State::Done;
   if (op.type == MsgType::ExchangeSend) {
     auto& m = std::get<comm::ExchangeMsg>(op.body);
-    (void)sendFin(m.data.peer, m.data.tag, err);
+    sendFin(m.data.peer, m.data.tag, err);
     if (m.data.mode != DataMode::Mpi) abandonedSends_.insert({m.data.peer, m.data.tag});
     return;
   }
@@ -180,7 +177,7 @@ void Server::start(uint32_t dev, Op& op) {
     case MsgType::InitDevice: {
       auto& m = std::get<comm::InitDeviceMsg>(op.body);
       Status st = d.dev->init(m.requiresFlags, op.client);
-      (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
+      reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
       return complete(dev, op, std::move(st));
     }
     case MsgType::LoadImage: return startLoadImage(dev, op);
@@ -188,11 +185,11 @@ void Server::start(uint32_t dev, Op& op) {
       auto& m = std::get<comm::AllocMsg>(op.body);
       if (d.dev->clientManagedHeap()) {
         // Pages commit on first touch; only server-managed devices pick an address.
-        if (m.replyTag) (void)reply(op.client, m.replyTag, op.seq, {}, {m.addr});
+        if (m.replyTag) reply(op.client, m.replyTag, op.seq, {}, {m.addr});
         return complete(dev, op, {});
       }
       auto addr = d.dev->allocate(m.size, m.kind);
-      (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, addr.status()), {addr ? *addr : 0});
+      reply(op.client, m.replyTag, op.seq, withWhere(dev, op, addr.status()), {addr ? *addr : 0});
       return complete(dev, op, addr.takeStatus());
     }
     case MsgType::Free: {
@@ -214,7 +211,7 @@ void Server::start(uint32_t dev, Op& op) {
     }
     case MsgType::Sync: {
       auto& m = std::get<comm::SyncMsg>(op.body);
-      (void)reply(op.client, m.replyTag, op.seq, d.error);
+      reply(op.client, m.replyTag, op.seq, d.error);
       return complete(dev, op, {});
     }
     default:

@@ -287,20 +287,21 @@ void Server::startRetrieve(uint32_t dev, Op& op) {
     else st = bytes.takeStatus();
   }
   if (!st) {
-    (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
+    reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
     return complete(dev, op, std::move(st));
   }
   switch (m.data.mode) {
     case DataMode::Inline:
-      (void)reply(op.client, m.replyTag, op.seq, {}, {}, src, m.data.size);
+      reply(op.client, m.replyTag, op.seq, {}, {}, src, m.data.size);
       return complete(dev, op, {});
     case DataMode::Cma:
       st = copyToPeer(m.data.peer, m.data.remoteAddr, src, m.data.size);
-      (void)reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
+      reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
       return complete(dev, op, std::move(st));
     case DataMode::Mpi:
       // The reply goes first on the same tag; the issuer posted its receive first.
-      if (Status r = reply(op.client, m.replyTag, op.seq, {}); !r) return complete(dev, op, std::move(r));
+      reply(op.client, m.replyTag, op.seq, {});
+      if (linkBroken()) return complete(dev, op, Status(linkError_));
       op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.replyTag, const_cast<uint8_t*>(src),
                       m.data.size, m.data.chunk, pipelineDepth());
       if (op.stage) op.pipe->setReady(op.staged);
@@ -320,7 +321,7 @@ void Server::startExchangeSend(uint32_t dev, Op& op) {
     else st = bytes.takeStatus();
   }
   if (!st) {
-    (void)sendFin(m.data.peer, m.data.tag, st);
+    sendFin(m.data.peer, m.data.tag, st);
     abandonedSends_.insert({m.data.peer, m.data.tag});
     return complete(dev, op, std::move(st));
   }
@@ -355,7 +356,7 @@ void Server::pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr)
   } else {
     st = copyToPeer(m.data.peer, rtr.dstAddr, op.source, m.data.size);
   }
-  (void)sendFin(m.data.peer, m.data.tag, st);
+  sendFin(m.data.peer, m.data.tag, st);
   complete(dev, op, std::move(st));
 }
 
@@ -365,10 +366,8 @@ void Server::splitWithPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr) {
   auto& m = std::get<comm::ExchangeMsg>(op.body);
   uint64_t split = m.data.size / 2 / 4096 * 4096;
   comm::RtsMsg rts{m.data.tag, reinterpret_cast<uint64_t>(op.source), split, m.data.size};
-  if (Status st = sendRts(m.data.peer, rts); !st) {
-    (void)sendFin(m.data.peer, m.data.tag, st);
-    return complete(dev, op, std::move(st));
-  }
+  sendRts(m.data.peer, rts);
+  if (linkBroken()) return complete(dev, op, Status(linkError_));
   sendsAwaitingFin_[{m.data.peer, m.data.tag}] = {dev, &op};
   op.awaitingRendezvous = true;
   log::debug(log::Service, "exchange of %s to rank %d split: this rank writes %s, that rank reads %s",
@@ -413,9 +412,10 @@ void Server::startExchangeRecv(uint32_t dev, Op& op) {
   }
   awaitFin(dev, op, m.data.peer, m.data.tag);  // registered before the Rtr: a local Fin finds it
   if (op.state == Op::State::Running && op.awaitingRendezvous) {
-    if (Status st = sendRtr(m.data.peer, m.data.tag, reinterpret_cast<uint64_t>(sink), m.data.size); !st) {
+    sendRtr(m.data.peer, m.data.tag, reinterpret_cast<uint64_t>(sink), m.data.size);
+    if (linkBroken()) {
       recvsAwaitingFin_.erase({m.data.peer, m.data.tag});
-      complete(dev, op, std::move(st));
+      complete(dev, op, Status(linkError_));
     }
   }
 }
@@ -425,7 +425,7 @@ void Server::startExchangeRecv(uint32_t dev, Op& op) {
 void Server::drainIncoming(uint32_t dev, Op& op) {
   const comm::DataDesc* data = op.type == MsgType::Retrieve || op.type == MsgType::ExchangeSend ? nullptr : dataOf(op);
   if (op.type == MsgType::ExchangeRecv && data && data->mode != DataMode::Mpi) {
-    (void)sendRtr(data->peer, data->tag, 0, 0);  // "go ahead, I want nothing"
+    sendRtr(data->peer, data->tag, 0, 0);  // "go ahead, I want nothing"
     return;
   }
   if (!data || data->mode != DataMode::Mpi || data->size == 0) return;
