@@ -19,6 +19,9 @@ struct NodeTopology {
 
 // Loads the topology once per process (hwloc discovery costs milliseconds).
 const NodeTopology& nodeTopology();
+// Loads it afresh (nodeTopology() keeps the first). Where hwloc fails, the kernel's count of
+// online CPUs stands in for the cores, with a warning.
+NodeTopology discoverNodeTopology();
 
 // Threads a kernel should use on a serving rank: the PUs this rank is bound to, or, when it
 // is not bound, its fair share of the node's cores among `ranksOnNode` ranks.

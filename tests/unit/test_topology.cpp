@@ -1,6 +1,9 @@
 // kernelThreads(): how many threads a CPU device's kernels get on a serving rank.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "platform/topology.h"
 
 namespace ferry {
@@ -35,6 +38,29 @@ TEST(KernelThreads, NeverFewerThanOne) {
   EXPECT_EQ(kernelThreads(unbound(2, 2), 3, 1), 1);
   EXPECT_EQ(kernelThreads(boundTo(1), 1, 4), 1);
   EXPECT_EQ(kernelThreads(unbound(4, 4), 0, 0), 4);  // no division by zero
+}
+
+// hwloc that cannot discover (HWLOC_COMPONENTS=stop stands for a /sys it cannot read) does
+// not leave kernels one core: the online CPUs stand in, and the warning says why.
+TEST(Topology, WithoutHwlocTheOnlineCpusStandIn) {
+  setenv("HWLOC_COMPONENTS", "stop", 1);
+  testing::internal::CaptureStderr();
+  NodeTopology t = discoverNodeTopology();
+  std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("HWLOC_COMPONENTS");
+  EXPECT_EQ(t.cores, sysconf(_SC_NPROCESSORS_ONLN));
+  EXPECT_EQ(t.boundPus, t.cores);
+  EXPECT_FALSE(t.bound);
+  EXPECT_GT(t.memoryBytes, 0u);
+  EXPECT_NE(err.find("hwloc: hwloc_topology_load failed"), std::string::npos) << err;
+  EXPECT_NE(err.find("online CPUs for cores"), std::string::npos) << err;
+}
+
+TEST(Topology, DiscoversThisMachine) {
+  NodeTopology t = discoverNodeTopology();
+  EXPECT_GE(t.pus, t.cores);
+  EXPECT_GE(t.cores, 1);
+  EXPECT_GE(t.boundPus, 1);
 }
 
 }  // namespace
