@@ -94,7 +94,10 @@ Status Client::progress(AsyncQueue& q) {
     if (!r->status.isOk()) record(q, r->status);
     return true;
   });
-  return {};
+  // The control messages this rank sent stay in the outbox until MPI is done with them;
+  // unreaped, every one whose send was not complete at once stayed until the job's end
+  // (the soak test measured rank 0 growing by about 2 KiB per copy). Cheap when none is.
+  return outbox_.reap();
 }
 
 comm::SyncMsg Client::syncRequest(AsyncQueue& q, int id) {
