@@ -69,7 +69,7 @@ Result<std::string> gatherTrace(World& w, const std::string& processName) {
   std::string all;
   {
     // Every rank must reach the gathers: a stopped one would hold the job for ever.
-    Watchdog watchdog("gathering the FERRY_TRACE timeline", config().seconds(Knob::Timeout), w.rank());
+    Watchdog watchdog("gathering the FERRY_TRACE timeline", endOfJobSeconds(w.rank()), w.rank());
     if (Status st = mpiStatus(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, w.comm()), "MPI_Gather(trace)");
         !st)
       return st;

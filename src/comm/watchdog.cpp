@@ -13,6 +13,8 @@ namespace ferry::comm {
 
 double startUpSeconds() { return std::max(config().seconds(Knob::Timeout), 30.0); }
 
+double endOfJobSeconds(int rank) { return config().seconds(Knob::Timeout) * (rank == 0 ? 1.0 : 1.5); }
+
 Watchdog::Watchdog(std::string what, double seconds, int rank)
     : thread_([this, what = std::move(what), seconds, rank] {
         std::unique_lock lock(mutex_);

@@ -15,6 +15,11 @@ namespace ferry::comm {
 // for fast fault detection while the job runs must not cut a start that is only slow (a
 // GPU's initialisation, a loaded node).
 double startUpSeconds();
+// The bound of the end's waits (the FERRY_TRACE gather, MPI_Finalize): FERRY_TIMEOUT on rank
+// 0, half as long again on the others. Rank 0 is where the user reads the job's report, and
+// its bound starts later than theirs (it finishes main first): with equal bounds a serving
+// rank's watchdog could end the job before rank 0 said what it waited for.
+double endOfJobSeconds(int rank);
 
 class Watchdog {
  public:

@@ -188,7 +188,8 @@ Status World::finalize(LivenessResponder* responder) {
   if (finalized_) return {};
   finalized_ = true;
   double timeout = config().seconds(Knob::Timeout);
-  Watchdog watchdog("MPI_Finalize", timeout, rank_);  // a stopped rank never answers nor reaches the barrier
+  // A stopped rank never answers nor reaches the barrier.
+  Watchdog watchdog("MPI_Finalize", endOfJobSeconds(rank_), rank_);
   if (!responder) {
     // No responders (ferry info, a failed start-up): 0.2 s bounds the wait for an answer
     // whose probe was never read.
