@@ -1,10 +1,10 @@
-// Shared memory that the ranks of one node map at the same time. Two kinds:
-//  - named POSIX segments (/dev/shm), for a node's common area: one rank creates it, the
-//    others open it by name, and the name is removed as soon as everyone has it mapped,
-//    so that a crash later leaves nothing behind in /dev/shm;
-//  - anonymous segments (memfd), for memory a process hands out and that peers map on
-//    demand through /proc/<pid>/fd/<fd>. They have no name that could leak; the kernel
-//    lets a peer open them where it allows process_vm_readv (same user, ptrace access).
+// Shared memory that the ranks of one node map at the same time. Every segment is an
+// anonymous memfd, which has no name that could be left behind in /dev/shm when a process
+// dies: it goes with the last descriptor and mapping. Peers reach it in one of two ways:
+//  - a node's common area: node-local rank 0 hands the descriptor to the others over an
+//    abstract Unix socket (mapNodeSegment);
+//  - memory a process hands out and that peers map on demand: through /proc/<pid>/fd/<fd>,
+//    which the kernel allows where it allows process_vm_readv (same user, ptrace access).
 #pragma once
 
 #include <mpi.h>
@@ -27,14 +27,13 @@ class ShmSegment {
   ShmSegment& operator=(const ShmSegment&) = delete;
   ~ShmSegment();
 
-  // A new named segment of `bytes` zero bytes; fails if the name exists.
-  static Result<ShmSegment> createNamed(const std::string& name, size_t bytes);
-  static Result<ShmSegment> openNamed(const std::string& name, size_t bytes);
   // A new anonymous segment; `tag` names it in /proc/<pid>/maps. fd() stays open so that
   // peers can reach it.
   static Result<ShmSegment> createAnonymous(const char* tag, size_t bytes);
   // Maps `bytes` of the anonymous segment that process `pid` holds open as `fd`.
   static Result<ShmSegment> openPeer(pid_t pid, int fd, size_t bytes);
+  // Maps `bytes` of a segment received as `fd` (which it closes; the mapping keeps it).
+  static Result<ShmSegment> mapPeers(int fd, size_t bytes, const std::string& what);
 
   uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
@@ -42,20 +41,20 @@ class ShmSegment {
   bool valid() const { return data_ != nullptr; }
 
  private:
-  static Result<ShmSegment> mapPeers(int fd, size_t bytes, const std::string& what);
   void reset();
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   int fd_ = -1;
 };
 
-// Removes a named segment's name; existing mappings stay valid.
-Status unlinkShmName(const std::string& name);
-
-// Collective over `nodeComm`: its rank 0 creates a named segment of `bytes`, the others
-// map it, and the name is removed once all have. Every rank gets the same outcome: if one
-// rank fails, all return an error that names that rank and the reason. `purpose` appears
-// in the name and in errors.
+// Collective over `nodeComm`: its rank 0 creates a segment of `bytes` (reserved: no SIGBUS
+// later where memory is short) and hands it to the others, which map it. Every rank gets the
+// same outcome: if one rank fails, all return an error that names that rank and the reason.
+// `purpose` appears in the socket's name, /proc/<pid>/maps and errors.
+//
+// A named /dev/shm segment, as before, stayed behind whenever a rank died between creating
+// the name and the last peer opening it (scripts/kill-campaign.py: one kill in two of an
+// allreduce loop that creates communicators).
 Result<ShmSegment> mapNodeSegment(MPI_Comm nodeComm, size_t bytes, const char* purpose);
 
 }  // namespace ferry::comm
