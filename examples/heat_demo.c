@@ -20,6 +20,8 @@
 static int serving_rank(void) {
   const char* v = getenv("OMPI_COMM_WORLD_RANK");
   if (!v) v = getenv("PMI_RANK");
+  /* srun --mpi=pmix (Open MPI started by Slurm) sets neither, only PMIX_RANK. */
+  if (!v) v = getenv("PMIX_RANK");
   return v ? atoi(v) : -1;
 }
 #pragma omp end declare target

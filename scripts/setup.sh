@@ -14,6 +14,7 @@ FERRY_PACKAGES=(
   libffi-dev libhwloc-dev hwloc libgtest-dev        # libraries Ferry uses, and tests
   nlohmann-json3-dev libcli11-dev                   # JSON and command-line parsing
   gfortran                                          # Fortran test programs (tests/coll)
+  slurm-wlm munge                                   # the Slurm tests' private cluster (scripts/slurm-cluster.sh)
   cmake ninja-build pkg-config python3 python3-matplotlib
 )
 

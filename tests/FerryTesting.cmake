@@ -50,3 +50,16 @@ function(ferry_add_mpi_gtest)
   set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${FERRY_TEST_ENV};${T_ENV}" TIMEOUT 120
                        PROCESSORS ${T_NP})
 endfunction()
+
+# expect_args(<out> "<patterns>" "<forbidden>"): expect_failure.py's options for output that
+# must (must not) match each regex. Shared by tests/integration and tests/tools/slurm.
+function(expect_args out patterns forbidden)
+  set(args)
+  foreach(p IN LISTS patterns)
+    list(APPEND args --pattern ${p})
+  endforeach()
+  foreach(p IN LISTS forbidden)
+    list(APPEND args --forbid ${p})
+  endforeach()
+  set(${out} ${args} PARENT_SCOPE)
+endfunction()

@@ -180,7 +180,11 @@ Path World::pathBetween(int a, int b) const {
 void World::abortForLostRank(int rank) {
   const PeerInfo& lost = peer(rank);
   if (lost.physNode == self().physNode) kill(lost.pid, SIGKILL);
-  MPI_Abort(comm_, 1);
+  abortJob();
+}
+
+void World::abortJob() {
+  MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);  // MPI_Abort does not return; should it, this process still ends
 }
 

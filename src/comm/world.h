@@ -68,6 +68,14 @@ class World {
   // ends a job with, and MPICH's Hydra then waits for it for ever.
   [[noreturn]] void abortForLostRank(int rank);
 
+  // Ends the whole job: MPI_Abort on MPI_COMM_WORLD, never on comm() (its duplicate). MPICH
+  // aborts any other communicator by sending each of its processes a message and waiting for
+  // the sends, which never complete to a dead rank; only MPI_COMM_WORLD's abort goes to the
+  // process manager (PMI_Abort), which ends the job. Hydra hid this by ending the job as soon
+  // as a rank died; under srun, which lets the other tasks run on, rank 0 named the dead rank
+  // and then hung in MPI_Abort.
+  [[noreturn]] static void abortJob();
+
   // Ends MPI if Ferry started it. Safe to call more than once. With `responder`, every rank
   // of the job calls it: the responders stop together, once no probe is on its way to one.
   Status finalize(LivenessResponder* responder = nullptr);

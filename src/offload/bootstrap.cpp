@@ -186,7 +186,7 @@ void shutDownOpenMpRuntime() {
   if (!st) {
     log::error(log::Service, "rank %d stops serving: %s", rt.world->rank(), st.message().c_str());
     if (lostRank0) rt.world->abortForLostRank(0);
-    MPI_Abort(rt.world->comm(), 1);
+    comm::World::abortJob();
   }
   (void)gatherTimeline(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host +
                                  "): device server");  // a document on rank 0 only
@@ -217,8 +217,27 @@ JobDevices discoverJobDevices(comm::World& w) {
   return job;
 }
 
+namespace {
+
+// srun's tasks find each other through its MPI plugin (--mpi). With one that this MPI
+// library does not speak (MPICH under srun's default --mpi=none or --mpi=pmix), every task
+// starts as a job of one rank of its own and runs main, and "start 2 or more ranks" would
+// tell the user to do what they did. SLURM_STEP_NUM_TASKS is set in the tasks of a step
+// only, not in a batch script. Empty when the job's size is what srun started.
+std::string srunPluginMismatch(int ranks) {
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  if (ranks != 1 || !tasks || std::atoi(tasks) <= 1) return "";
+  return "srun started " + std::string(tasks) +
+         " tasks, but MPI sees a job of 1 rank in each: srun's MPI plugin does not reach this MPI library, so "
+         "every task runs main alone. Name the plugin: srun --mpi=pmix for Open MPI, srun --mpi=pmi2 for MPICH "
+         "(srun --mpi=list shows those there are; MpiDefault in slurm.conf sets one for every srun)";
+}
+}  // namespace
+
 // Names the cause: too few ranks, or serving ranks set to expose nothing.
 std::string noDeviceMessage(int ranks) {
+  if (std::string mismatch = srunPluginMismatch(ranks); !mismatch.empty())
+    return "no device to offload to: " + mismatch;
   // FERRY_DEVICES_PER_RANK=0 leaves rank 0 without CPU devices too: FERRY_RANK0_DEVICES
   // would not help then.
   if (config().isSet(Knob::DevicesPerRank) && config().integer(Knob::DevicesPerRank) == 0)
@@ -242,7 +261,7 @@ void startLocalServer(Runtime& rt, std::vector<std::unique_ptr<service::LocalDev
     Status st = rt.localServer->run();
     if (st) return;
     log::error(log::Service, "rank 0's own device server stopped: %s", st.message().c_str());
-    MPI_Abort(rt.world->comm(), 1);
+    comm::World::abortJob();
   });
 }
 
@@ -285,6 +304,9 @@ Client* startOffload() {
   startUp.emplace("Ferry's start-up (device discovery, the device table)", comm::startUpSeconds(), w.rank());
 
   JobDevices job = discoverJobDevices(w);
+  // A job of rank 0's own devices runs anyway, as many times as srun started it.
+  if (std::string mismatch = srunPluginMismatch(w.size()); !mismatch.empty() && job.table.size() > 0)
+    log::warn(log::Init, "%s", mismatch.c_str());
   if (job.table.size() == 0) {
     // Every rank sees the same empty table; rank 0 alone says so.
     agreeOrExit(w, w.rank() != 0 ? Status() : Status(Errc::NotFound, noDeviceMessage(w.size())), "finding devices");

@@ -42,6 +42,18 @@ int refusedBeforeLaunch(LaunchSpec& spec) {
                  spec.program.front().c_str());
     return 2;
   }
+  // ferry run is a launcher: as one of several tasks that srun started, each task would
+  // start a whole job inside srun's step, whose launcher's srun waits for CPUs that the step
+  // holds, for ever (a silent hang).
+  if (int tasks = srunStepTasks(); tasks > 1) {
+    std::fprintf(stderr,
+                 "ferry run: this is one of %d tasks that srun started, and each would start a job of its own "
+                 "inside srun's job step, which would wait for CPUs that the step holds. Start ferry run once (in "
+                 "a batch script or under salloc), or let srun start the program: eval \"$(ferry env)\"; srun "
+                 "--mpi=pmix ./app (Open MPI; --mpi=pmi2 for MPICH)\n",
+                 tasks);
+    return 2;
+  }
   // An invalid setting stops every rank of an offload job, each saying so. (Under --pmpi the
   // interposer hands every call to the library instead and says why: the job still runs.)
   if (spec.offload && refusedForSettings("ferry run")) return 1;

@@ -73,10 +73,20 @@ std::string prependedLibraryPath(const std::string& dir) {
   return out;
 }
 
+int srunStepTasks() {
+  // Set in the tasks of a step only, not in a batch script (which has SLURM_NTASKS).
+  const char* v = std::getenv("SLURM_STEP_NUM_TASKS");
+  return v ? std::atoi(v) : 0;
+}
+
 bool underMpiLauncher() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
     if (std::getenv(v)) return true;
-  return false;
+  // A task of an srun step of several tasks is a rank too, where srun's MPI plugin set no
+  // rank variable (--mpi=none, Slurm's default): taken for the CLI, each task of `srun -n 3
+  // ferry info` started a job of its own inside the step, whose launcher's srun then waited
+  // for CPUs that the step holds, for ever.
+  return srunStepTasks() > 1;
 }
 
 namespace {

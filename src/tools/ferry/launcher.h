@@ -50,5 +50,8 @@ Status execCommand(const std::vector<std::string>& argv);
 int runAndMirror(const std::vector<std::string>& argv);
 // True when this process is itself a rank of an MPI job.
 bool underMpiLauncher();
+// The number of tasks of the srun step this process is a task of; 0 outside a step (a
+// batch script is none).
+int srunStepTasks();
 
 }  // namespace ferry::tools

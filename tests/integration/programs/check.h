@@ -36,11 +36,12 @@ static inline int expected_rank(int device) {
 }
 
 #pragma omp declare target
-/* The MPI rank of the process running this code (Open MPI or MPICH launchers); 0 in a
- * program started without a launcher (a singleton). */
+/* The MPI rank of the process running this code (Open MPI or MPICH launchers; srun
+ * --mpi=pmix sets PMIX_RANK only); 0 in a program started without a launcher (a singleton). */
 static int current_rank(void) {
   const char* v = getenv("OMPI_COMM_WORLD_RANK");
   if (!v) v = getenv("PMI_RANK");
+  if (!v) v = getenv("PMIX_RANK");
   return v ? atoi(v) : 0;
 }
 #pragma omp end declare target
@@ -58,7 +59,9 @@ static inline void check_region_rank(int d) {
  * without a launcher (a singleton). */
 static inline int world_size(void) {
   int n = env_int("OMPI_COMM_WORLD_SIZE", 0);
-  return n ? n : env_int("PMI_SIZE", 1);
+  if (!n) n = env_int("PMI_SIZE", 0);
+  /* srun --mpi=pmix sets no size variable; its step's task count is the job's size. */
+  return n ? n : env_int("SLURM_STEP_NUM_TASKS", 1);
 }
 
 /* The devices this job must have: FERRY_DEVICES_PER_RANK on every serving rank. -1 where
