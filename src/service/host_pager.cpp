@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -575,8 +576,14 @@ std::vector<MapRange> parseMaps(const std::string& text) {
     std::getline(f >> std::ws, r.path);
     size_t dash = range.find('-');
     if (dash == std::string::npos) continue;
-    r.start = std::stoull(range.substr(0, dash), nullptr, 16);
-    r.end = std::stoull(range.substr(dash + 1), nullptr, 16);
+    // Rank 0's text may come over MPI (PageLink::maps): a range that is no pair of hex
+    // numbers skips its line, where std::stoull threw out of the pager and ended the rank.
+    auto hexNumber = [](std::string_view digits, uint64_t& v) {
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
+      return ec == std::errc() && end == digits.data() + digits.size();
+    };
+    std::string_view bounds(range);
+    if (!hexNumber(bounds.substr(0, dash), r.start) || !hexNumber(bounds.substr(dash + 1), r.end)) continue;
     r.offset += ":" + dev;  // same file and offset on the same device
     out.push_back(std::move(r));
   }

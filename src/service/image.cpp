@@ -25,7 +25,11 @@ Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len) {
   ImageRecord img;
   img.id = id;
   uint32_t n = 0;
-  if (!r.get(n) || n > 1u << 20) return Status(Errc::Protocol, "image " + hex(id) + ": bad entry count");
+  // Each entry takes at least 16 bytes (name length, size, flags): a count the payload cannot
+  // hold is refused before the table is allocated (up to 48 MiB for a 4-byte claim).
+  constexpr size_t kMinEntryBytes = sizeof(uint32_t) + sizeof(uint64_t) + sizeof(int32_t);
+  if (!r.get(n) || n > 1u << 20 || n > r.remaining() / kMinEntryBytes)
+    return Status(Errc::Protocol, "image " + hex(id) + ": bad entry count");
   img.entries.resize(n);
   for (auto& e : img.entries)
     if (!r.str(e.name, 4096) || !r.get(e.size) || !r.get(e.flags))

@@ -1,5 +1,10 @@
-// ferry bench offload: which raw-MPI latency baselines a report must call suspect.
+// ferry bench offload: which raw-MPI latency baselines a report must call suspect, and what
+// reading a records file refuses.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
 
 #include "tools/ferry/bench_offload_rows.h"
 
@@ -45,6 +50,49 @@ TEST(SuspectBaselines, RoundTripCountsAsOneBytePingPong) {
 TEST(SuspectBaselines, SmallAbsoluteDifferenceIsNoise) {
   RunRecords ferry = pingPongs({{1, 4.5}, {64, 1.9}}, 2.0), stock;
   EXPECT_TRUE(suspectBaselines({{&stock, &ferry}}).empty());
+}
+
+// A records file as a measuring program left it, in a file of its own.
+Result<RunRecords> readLines(const std::string& lines) {
+  char path[] = "/tmp/ferry_records_XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  std::ofstream(path) << lines;
+  auto r = readRecords(path);
+  unlink(path);
+  return r;
+}
+
+// A whole-number field that holds a float or a number out of its type's range is a malformed
+// line: it was cast (undefined behaviour beyond the range; found by fuzz.bench_records).
+TEST(ReadRecords, WholeNumbersOutOfRangeAreMalformedLines) {
+  for (const char* line : {"{\"device\":7777777777777777777770,\"rank\":1,\"node\":0}",
+                           "{\"device\":0,\"rank\":4294967296,\"node\":0}",
+                           "{\"test\":\"empty\",\"size\":1e30,\"value\":1}",
+                           "{\"test\":\"empty\",\"size\":0,\"value\":1,\"iters\":-1}",
+                           "{\"counter\":\"messages\",\"test\":\"empty\",\"value\":2.5}",
+                           "{\"validation\":{\"checks\":1e300,\"failures\":0}}"}) {
+    auto r = readLines(std::string("{\"run\":{}}\n") + line + "\n");
+    ASSERT_FALSE(r.isOk()) << line;
+    EXPECT_NE(r.status().message().find(":2: "), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(ReadRecords, WholeNumbersInRangeRead) {
+  auto r = readLines(
+      "{\"device\":3,\"rank\":-1,\"node\":2,\"host\":\"n1\"}\n"
+      "{\"test\":\"empty\",\"size\":18446744073709551615,\"value\":1.5,\"unit\":\"us\",\"iters\":7}\n"
+      "{\"counter\":\"messages\",\"test\":\"empty\",\"value\":2000}\n"
+      "{\"validation\":{\"checks\":12,\"failures\":0}}\n");
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  ASSERT_EQ(r->devices.size(), 1u);
+  EXPECT_EQ(r->devices[0].rank, -1);
+  const Figure* f = r->find("empty", UINT64_MAX);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->iters, 7u);
+  EXPECT_EQ((r->counters[{"empty", "messages"}]), 2000u);
+  EXPECT_EQ(r->checks, 12);
 }
 
 }  // namespace

@@ -39,6 +39,21 @@ TEST(HostPager, ParsesProcMaps) {
   EXPECT_EQ(maps[6].start, 0xffffffffff600000u);
 }
 
+// Rank 0's layout may come over MPI (PageLink::maps), so it is not trusted to be well formed:
+// a line whose range is no pair of 64-bit hex numbers is skipped. It threw out of the pager
+// (std::stoull), which ended the serving rank; fuzz.host_maps found it.
+TEST(HostPager, SkipsLinesWhoseRangeIsNoPairOfHexNumbers) {
+  auto maps = parseMaps(
+      "zz-1000 rw-p 00000000 00:00 0\n"
+      "10000000000000000-10000000000001000 rw-p 00000000 00:00 0\n"
+      "1000-2000x rw-p 00000000 00:00 0\n"
+      "-1000 rw-p 00000000 00:00 0\n"
+      "55d0c0000000-55d0c0001000 r--p 00000000 08:01 1234 /usr/bin/app\n");
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps[0].start, 0x55d0c0000000u);
+  EXPECT_EQ(maps[0].end, 0x55d0c0001000u);
+}
+
 TEST(HostPager, SeparateLayoutsDoNotCollide) {
   auto self = parseMaps(
       "5600aa000000-5600aa001000 r--p 00000000 08:01 1234 /usr/bin/app\n"

@@ -2,6 +2,7 @@
 // the ELF checks say what is wrong with a foreign image.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -46,6 +47,22 @@ TEST(Image, TruncatedPayloadIsDetected) {
   for (size_t len : {size_t{0}, size_t{3}, packed.size() / 2, packed.size() - 1}) {
     auto back = unpackImage(r.id, packed.data(), len);
     EXPECT_FALSE(back.isOk()) << len;
+  }
+}
+
+// A count of entries the payload cannot hold is refused before a table is allocated for it
+// (a 4-byte claim of 2^20 entries allocated and zeroed 48 MiB).
+TEST(Image, EntryCountBeyondThePayloadIsRefused) {
+  ImageRecord r = sampleImage();
+  r.entries.assign(5, ImageEntry{});  // nameless: 16 bytes each, the least an entry takes
+  auto packed = packImage(r);
+  EXPECT_TRUE(unpackImage(r.id, packed.data(), packed.size()).isOk());
+  for (uint32_t claim : {1000u, 1u << 20}) {
+    auto forged = packed;
+    std::memcpy(forged.data(), &claim, sizeof claim);
+    auto back = unpackImage(r.id, forged.data(), forged.size());
+    ASSERT_FALSE(back.isOk()) << claim;
+    EXPECT_NE(back.status().message().find("bad entry count"), std::string::npos) << back.status().message();
   }
 }
 

@@ -1,24 +1,36 @@
 #include "tools/ferry/bench_records.h"
 
 #include <fstream>
+#include <utility>
 
 namespace ferry::tools::bench {
 namespace {
 
+// A whole-number field, refused (as a type error) unless it is one that fits T. get<T>()
+// casts any number, and a float beyond T's range (1e30, or an integer too long for 64 bits,
+// which the parser keeps as a float) is undefined behaviour there; fuzz.bench_records found it.
+template <typename T>
+T whole(const nlohmann::json& j) {
+  if (j.is_number_unsigned() && std::in_range<T>(j.get<uint64_t>())) return static_cast<T>(j.get<uint64_t>());
+  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<T>(j.get<int64_t>()))
+    return static_cast<T>(j.get<int64_t>());
+  throw nlohmann::json::type_error::create(302, "expected a whole number in range, not " + j.dump(), &j);
+}
+
 void addLine(RunRecords& r, const nlohmann::json& j) {
   if (j.contains("test") && j.contains("size") && j.contains("value") && !j.contains("counter")) {
-    Figure f{j.at("value").get<double>(), j.value("unit", ""), j.value("iters", uint64_t{0})};
-    r.figures[{j.at("test").get<std::string>(), j.at("size").get<uint64_t>()}] = f;
+    Figure f{j.at("value").get<double>(), j.value("unit", ""), j.contains("iters") ? whole<uint64_t>(j.at("iters")) : 0};
+    r.figures[{j.at("test").get<std::string>(), whole<uint64_t>(j.at("size"))}] = f;
   } else if (j.contains("counter")) {
-    r.counters[{j.at("test").get<std::string>(), j.at("counter").get<std::string>()}] = j.at("value").get<uint64_t>();
+    r.counters[{j.at("test").get<std::string>(), j.at("counter").get<std::string>()}] = whole<uint64_t>(j.at("value"));
   } else if (j.contains("device")) {
-    r.devices.push_back({j.at("device").get<int>(), j.at("rank").get<int>(), j.at("node").get<int>(),
+    r.devices.push_back({whole<int>(j.at("device")), whole<int>(j.at("rank")), whole<int>(j.at("node")),
                          j.value("host", "")});
   } else if (j.contains("run")) {
     r.run = j.at("run");
   } else if (j.contains("validation")) {
-    r.checks = j.at("validation").at("checks").get<long>();
-    r.failures = j.at("validation").at("failures").get<long>();
+    r.checks = whole<long>(j.at("validation").at("checks"));
+    r.failures = whole<long>(j.at("validation").at("failures"));
   } else {
     r.rows.push_back(j);
   }
