@@ -10,6 +10,7 @@ FERRY_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FERRY_PACKAGES=(
   gcc g++                                           # the build's C and C++ compilers
   clang-16 clang-tools-16 libomp-16-dev            # OpenMP offload compiler and runtime
+  libclang-rt-16-dev                                # libFuzzer and the sanitizers' runtimes (scripts/fuzz.sh)
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # both MPI libraries Ferry supports
   libffi-dev libhwloc-dev hwloc libgtest-dev        # libraries Ferry uses, and tests
   nlohmann-json3-dev libcli11-dev                   # JSON and command-line parsing

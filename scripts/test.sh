@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # All tests: installs what is missing, builds Ferry against Open MPI and against MPICH, and
-# runs the whole CTest suite on each. Set FERRY_TEST_JOBS to change the parallelism.
+# runs the whole CTest suite on each; then runs every fuzz target for about a minute
+# (scripts/fuzz.sh). Set FERRY_TEST_JOBS to change the parallelism.
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ferry_install_packages
 jobs="${FERRY_TEST_JOBS:-2}"
@@ -12,4 +13,7 @@ ferry_build "$FERRY_ROOT/build-mpich" -DMPI_C_COMPILER=mpicc.mpich -DMPI_CXX_COM
   -DMPI_Fortran_COMPILER=mpif90.mpich \
   -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
 (cd "$FERRY_ROOT/build-mpich" && ctest -j "$jobs" --output-on-failure --timeout 300)
-echo "ferry: all tests passed with Open MPI and with MPICH"
+
+# Every libFuzzer target for about a minute, two at a time, in build-fuzz (clang-16).
+"$FERRY_ROOT/scripts/fuzz.sh"
+echo "ferry: all tests passed with Open MPI and with MPICH, and the fuzz targets found no crash"
