@@ -1,13 +1,11 @@
 #include "coll/waiter.h"
 
-#include <signal.h>
-
-#include <cerrno>
 #include <utility>
 
 #include "platform/clock.h"
 #include "platform/log.h"
 #include "platform/parse.h"
+#include "platform/process.h"
 
 namespace ferry::coll {
 namespace {
@@ -29,7 +27,7 @@ void Waiter::progressed() {
 
 Status Waiter::checkPeers(const std::function<std::string()>& what) const {
   for (size_t r = 0; r < peers_.size(); ++r) {
-    if (kill(peers_[r], 0) != 0 && errno == ESRCH) {
+    if (processGone(peers_[r])) {
       return Status(Errc::Unavailable, nameOf_(static_cast<int>(r)) + ", pid " + std::to_string(peers_[r]) +
                                            ", has exited while this rank waited " + what() +
                                            "; the launcher's report says why");

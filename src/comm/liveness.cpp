@@ -15,6 +15,7 @@
 #include "platform/config.h"
 #include "platform/log.h"
 #include "platform/parse.h"
+#include "platform/process.h"
 
 namespace ferry::comm {
 
@@ -223,16 +224,34 @@ Status PeerWatch::poll(std::string_view what) {
         !st)
       return st;
   }
-  if (quiet >= timeout) {
-    const World* w = World::instance();
-    std::string host = w ? w->peer(peer_).host : std::string("?");
-    return Status(Errc::Timeout,
-                  "rank " + std::to_string(peer_) + " on host " + host + " has not answered for " +
-                      parse::formatSeconds(quiet) + " while rank " + std::to_string(w ? w->rank() : 0) +
-                      " waited for " + std::string(what) + "; it has died or cannot be reached (raise FERRY_TIMEOUT, now " +
-                      parse::formatSeconds(timeout) + ", if the network is merely slow)");
-  }
+  if (quiet >= heartbeat)
+    if (Status st = checkExited(now, heartbeat, what); !st) return st;
+  if (quiet >= timeout) return silence(quiet, timeout, what);
   return {};
+}
+
+// A peer on this machine whose process has ended is gone now, not after the timeout: its
+// launcher may let the others run on (MPICH's Hydra with -disable-auto-cleanup, srun with
+// pmi2), or be slow to notice. Looked at once per heartbeat of silence.
+Status PeerWatch::checkExited(uint64_t now, double heartbeat, std::string_view what) {
+  if (static_cast<double>(now - lastExitCheckNs_) * 1e-9 < heartbeat) return {};
+  lastExitCheckNs_ = now;
+  const World* w = World::instance();
+  if (!w || w->peer(peer_).physNode != w->self().physNode || !processGone(w->peer(peer_).pid)) return {};
+  return Status(Errc::Unavailable, "rank " + std::to_string(peer_) + " (pid " + std::to_string(w->peer(peer_).pid) +
+                                       ") on host " + w->peer(peer_).host + " has exited while rank " +
+                                       std::to_string(w->rank()) + " waited for " + std::string(what) +
+                                       "; the launcher's report may say how it ended");
+}
+
+Status PeerWatch::silence(double quiet, double timeout, std::string_view what) const {
+  const World* w = World::instance();
+  std::string host = w ? w->peer(peer_).host : std::string("?");
+  return Status(Errc::Timeout,
+                "rank " + std::to_string(peer_) + " on host " + host + " has not answered for " +
+                    parse::formatSeconds(quiet) + " while rank " + std::to_string(w ? w->rank() : 0) + " waited for " +
+                    std::string(what) + "; it has died or cannot be reached (raise FERRY_TIMEOUT, now " +
+                    parse::formatSeconds(timeout) + ", if the network is merely slow)");
 }
 
 }  // namespace ferry::comm

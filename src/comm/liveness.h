@@ -50,11 +50,14 @@ class PeerWatch {
   void heardFrom();
 
  private:
+  Status checkExited(uint64_t now, double heartbeat, std::string_view what);
+  Status silence(double quiet, double timeout, std::string_view what) const;
   MPI_Comm comm_;
   int peer_;
   TagPool& tags_;
   uint64_t lastHeardNs_;
   uint64_t lastPollNs_;
+  uint64_t lastExitCheckNs_ = 0;
   MPI_Request pingSend_ = MPI_REQUEST_NULL, pongRecv_ = MPI_REQUEST_NULL;
   std::unique_ptr<uint8_t[]> pongBuf_;  // on the heap: an unanswered probe outlives the watch
   std::vector<uint8_t> pingMsg_;

@@ -15,6 +15,7 @@
 #include "comm/watchdog.h"
 #include "platform/config.h"
 #include "platform/log.h"
+#include "platform/process.h"
 #include "platform/parse.h"
 
 namespace ferry::comm {
@@ -179,7 +180,8 @@ Path World::pathBetween(int a, int b) const {
 
 void World::abortForLostRank(int rank) {
   const PeerInfo& lost = peer(rank);
-  if (lost.physNode == self().physNode) kill(lost.pid, SIGKILL);
+  // SIGKILL where it shares the machine and still exists (a pid once gone may be reused).
+  if (lost.physNode == self().physNode && !processGone(lost.pid)) kill(lost.pid, SIGKILL);
   abortJob();
 }
 
