@@ -15,8 +15,9 @@
 #include "comm/watchdog.h"
 #include "platform/config.h"
 #include "platform/log.h"
-#include "platform/process.h"
+#include "platform/omp_registry.h"
 #include "platform/parse.h"
+#include "platform/process.h"
 
 namespace ferry::comm {
 namespace {
@@ -136,6 +137,11 @@ Status World::gatherPeers() {
     peers_[r] = PeerInfo{r, nodes_.nodeOfRank[r], nodes_.physNodeOfRank[r], all[r].pid, all[r].host};
     probeAddrs_[r] = all[r].probeAddr;
   }
+  // A rank that a signal ends removes libomp's entries of the node's ranks that are gone.
+  std::vector<pid_t> nodePids;
+  for (const PeerInfo& p : peers_)
+    if (p.physNode == peers_[rank_].physNode) nodePids.push_back(p.pid);
+  noteNodePeers(nodePids);
   return {};
 }
 
@@ -186,6 +192,7 @@ void World::abortForLostRank(int rank) {
 }
 
 void World::abortJob() {
+  removeOpenMpRegistrations(true);  // the launcher's SIGKILL gives the node's ranks no chance to
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);  // MPI_Abort does not return; should it, this process still ends
 }

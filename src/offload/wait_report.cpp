@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "platform/log.h"
+#include "platform/omp_registry.h"
 #include "platform/signals.h"
 
 namespace ferry::offload {
@@ -28,6 +29,7 @@ std::atomic<bool> gFailed{false};
 void onAbort(int sig) {
   const char* note = gFailed.load() ? gAbortAfterFailure : gAbortOwn;
   log::writeRaw(note, std::strlen(note));
+  removeOpenMpRegistrations();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -44,6 +46,7 @@ void onTermination(int sig) {
                           gPrefix, sig, what, *where ? " on " : "", where);
     if (n > 0) log::writeRaw(line, static_cast<size_t>(n));
   }
+  removeOpenMpRegistrations();
   signal(sig, SIG_DFL);
   raise(sig);
 }

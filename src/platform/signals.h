@@ -19,4 +19,12 @@ inline void handleUnlessIgnored(int sig, const struct sigaction& sa) {
   if (!signalIgnored(sig)) sigaction(sig, &sa, nullptr);
 }
 
+// Installs `sa` for `sig` only where the default action is in place: neither ignored nor
+// handled by a library that came first.
+inline void handleIfDefault(int sig, const struct sigaction& sa) {
+  struct sigaction now {};
+  if (sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO))
+    sigaction(sig, &sa, nullptr);
+}
+
 }  // namespace ferry

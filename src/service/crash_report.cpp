@@ -14,6 +14,8 @@
 
 #include "platform/log.h"
 #include "platform/main_thread.h"
+#include "platform/omp_registry.h"
+#include "platform/signals.h"
 #include "service/output_capture.h"
 
 namespace ferry::service {
@@ -79,6 +81,7 @@ void onFatal(int sig, siginfo_t* info, void*) {
                                            : "");
   if (n > 0) log::writeRaw(line, std::min(static_cast<size_t>(n), sizeof line - 1));
   salvageCapturedOutput();  // what the kernel printed before it crashed
+  removeOpenMpRegistrations();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -104,6 +107,14 @@ void onExit(int status, void*) {
   if (n > 0) log::writeRaw(line, std::min(static_cast<size_t>(n), sizeof line - 1));
   salvageCapturedOutput();
   _exit(code);
+}
+
+// The launcher ends the job (a rank died, scancel, Ctrl-C): this rank dies of the signal, as
+// it would have, with libomp's entries removed first (platform/omp_registry.h).
+void onTerminated(int sig) {
+  removeOpenMpRegistrations();
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 }  // namespace
@@ -146,6 +157,12 @@ void installCrashReport() {
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
+  // Only where nothing else handles them (an MPI library may): Ferry's handler changes no
+  // behaviour, it only cleans up before the default action.
+  struct sigaction term {};
+  term.sa_handler = onTerminated;
+  sigemptyset(&term.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) handleIfDefault(sig, term);
 }
 
 void setActivity(const char* what) {

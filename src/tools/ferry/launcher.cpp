@@ -8,12 +8,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "platform/log.h"
+#include "platform/omp_registry.h"
 #include "platform/topology.h"
 #include "tools/ferry/stop_signals.h"
 
@@ -123,6 +126,53 @@ std::string shellQuoted(const std::string& value, bool csh) {
   return out + "'";
 }
 
+namespace {
+
+// Open MPI's launcher: root, oversubscription, binding, and the environment it carries.
+void addOpenMpiOptions(const LaunchSpec& spec, std::vector<std::string>& argv,
+                       const std::function<void(const char*, const std::string&)>& set) {
+  if (geteuid() == 0 && !std::getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
+    // Open MPI refuses to start as root unless told twice; a launcher wrapper that is
+    // itself run as root means it.
+    set("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    set("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    log::info(log::Init, "running as root: set OMPI_ALLOW_RUN_AS_ROOT for Open MPI's launcher");
+  }
+  if (spec.ranks > nodeTopology().pus) {
+    argv.push_back("--oversubscribe");  // Open MPI then yields instead of refusing
+    log::info(log::Init, "%d ranks on %d hardware threads: adding --oversubscribe", spec.ranks, nodeTopology().pus);
+  }
+  // Open MPI binds each rank to one core when it starts two ranks or fewer (to a package
+  // beyond). Rank 0's OpenMP threads then share that core: libomp's hidden helper threads,
+  // which run every nowait region, and the program's own parallel regions. With 2 ranks on
+  // 2 cores that made empty nowait regions 17x slower (1,400 against 24,000 per second).
+  // Unless the user places the ranks, they float; serving ranks size their kernels to
+  // their share of the node's cores (platform/topology.h). An MPI program under --pmpi
+  // keeps the launcher's binding: its ranks are alike.
+  if (spec.offload && !bindingChosen(spec.launcherArgs)) {
+    argv.insert(argv.end(), {"--bind-to", "none"});
+    log::info(log::Init, "adding --bind-to none: rank 0's OpenMP threads need more than one core");
+  }
+  // Local ranks inherit the environment; -x carries it to other nodes too.
+  argv.insert(argv.end(), {"-x", "LD_LIBRARY_PATH"});
+  if (!spec.preload.empty()) argv.insert(argv.end(), {"-x", "LD_PRELOAD"});
+  // OMP_* too: OMP_NUM_THREADS, say, sizes the kernels of serving ranks.
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "FERRY_", 6) == 0 || std::strncmp(*e, "OMP_", 4) == 0)
+      argv.insert(argv.end(), {"-x", std::string(*e).substr(0, std::strchr(*e, '=') - *e)});
+}
+
+// MPICH's Hydra SIGKILLs every rank within milliseconds of one dying, so that none can say
+// which it lost (its own report names a pid, not always the lost rank's). An offload job
+// ends itself when a rank dies, naming it (comm/liveness.h: at once on this machine, within
+// FERRY_TIMEOUT elsewhere): Hydra leaves that to it. An MPI program under --pmpi keeps
+// Hydra's clean-up, since a rank the library still waits for would wait for ever.
+void addMpichOptions(const LaunchSpec& spec, std::vector<std::string>& argv) {
+  if (spec.offload) argv.push_back("-disable-auto-cleanup");
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::vector<std::string>* environment) {
   auto dir = pluginDir();
   if (!dir) return dir.takeStatus();
@@ -151,38 +201,8 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
   }
 
   std::vector<std::string> argv = {FERRY_MPIEXEC};
-  const std::string flavor = FERRY_MPI_FLAVOR;
-  if (flavor == "openmpi") {
-    if (geteuid() == 0 && !std::getenv("OMPI_ALLOW_RUN_AS_ROOT")) {
-      // Open MPI refuses to start as root unless told twice; a launcher wrapper that is
-      // itself run as root means it.
-      set("OMPI_ALLOW_RUN_AS_ROOT", "1");
-      set("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-      log::info(log::Init, "running as root: set OMPI_ALLOW_RUN_AS_ROOT for Open MPI's launcher");
-    }
-    if (spec.ranks > nodeTopology().pus) {
-      argv.push_back("--oversubscribe");  // Open MPI then yields instead of refusing
-      log::info(log::Init, "%d ranks on %d hardware threads: adding --oversubscribe", spec.ranks, nodeTopology().pus);
-    }
-    // Open MPI binds each rank to one core when it starts two ranks or fewer (to a package
-    // beyond). Rank 0's OpenMP threads then share that core: libomp's hidden helper threads,
-    // which run every nowait region, and the program's own parallel regions. With 2 ranks on
-    // 2 cores that made empty nowait regions 17x slower (1,400 against 24,000 per second).
-    // Unless the user places the ranks, they float; serving ranks size their kernels to
-    // their share of the node's cores (platform/topology.h). An MPI program under --pmpi
-    // keeps the launcher's binding: its ranks are alike.
-    if (spec.offload && !bindingChosen(spec.launcherArgs)) {
-      argv.insert(argv.end(), {"--bind-to", "none"});
-      log::info(log::Init, "adding --bind-to none: rank 0's OpenMP threads need more than one core");
-    }
-    // Local ranks inherit the environment; -x carries it to other nodes too.
-    argv.insert(argv.end(), {"-x", "LD_LIBRARY_PATH"});
-    if (!spec.preload.empty()) argv.insert(argv.end(), {"-x", "LD_PRELOAD"});
-    // OMP_* too: OMP_NUM_THREADS, say, sizes the kernels of serving ranks.
-    for (char** e = environ; *e; ++e)
-      if (std::strncmp(*e, "FERRY_", 6) == 0 || std::strncmp(*e, "OMP_", 4) == 0)
-        argv.insert(argv.end(), {"-x", std::string(*e).substr(0, std::strchr(*e, '=') - *e)});
-  }
+  if (std::string(FERRY_MPI_FLAVOR) == "openmpi") addOpenMpiOptions(spec, argv, set);
+  else addMpichOptions(spec, argv);
   argv.insert(argv.end(), {"-n", std::to_string(spec.ranks)});
   argv.insert(argv.end(), spec.launcherArgs.begin(), spec.launcherArgs.end());
   argv.insert(argv.end(), spec.program.begin(), spec.program.end());
@@ -242,11 +262,15 @@ int runAndMirror(const std::vector<std::string>& argv) {
     _exit(127);
   }
   gLauncher = child;
+  long started = static_cast<long>(time(nullptr)) - 1;
   held.release();  // what came meanwhile is passed on now
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   gLauncher = 0;  // reaped: its pid may be another process's now
+  // Ranks the launcher SIGKILLed could not remove libomp's entries in /dev/shm.
+  if (int n = removeStaleOpenMpRegistrations(started))
+    log::debug(log::Init, "removed %d entries of libomp in /dev/shm left by ranks that were killed", n);
   return mirrorEnd(status);
 }
 
