@@ -2,9 +2,9 @@
  * interposer preloaded) makes CALLS allreduce calls: sizes from 8 B to 1 MiB, the datatypes
  * and operations Ferry takes and some it hands to the library, in place and not, on
  * MPI_COMM_WORLD and on communicators it creates and frees as it goes (every 100th call),
- * each result checked. Every rank measures its resident memory, descriptors and /dev/shm
- * entries (tests/support/proc_usage.h) after a warm-up and at the end; it fails if any grew
- * beyond the bounds set there.
+ * each result checked. Every rank measures its memory, descriptors and /dev/shm entries
+ * (tests/support/proc_usage.h) after a warm-up, halfway and at the end; it fails if any grew
+ * beyond the bounds set there in the second half, or by a descriptor or entry at all.
  *
  * Usage: soak_allreduce CALLS   (docs/robustness.md, "Soak") */
 #include <mpi.h>
@@ -74,21 +74,23 @@ static int one_call(long i) {
 }
 
 /* Rank 0 prints every rank's figures and what grew beyond the bounds; returns whether any did. */
-static int report(int rank, int ranks, struct proc_usage b, struct proc_usage a) {
+static int report(int rank, int ranks, struct proc_usage b, struct proc_usage m, struct proc_usage a) {
   char why[160];
-  int grew = proc_usage_grew(&b, &a, why, sizeof why);
-  long mine[6] = {b.rss_kib, a.rss_kib - b.rss_kib, a.malloc_kib - b.malloc_kib, a.fds - b.fds,
-                  a.shm_entries - b.shm_entries, grew};
+  int grew = proc_usage_grew(&m, &a, why, sizeof why);
+  if (!grew && (a.fds > b.fds || a.shm_entries > b.shm_entries)) grew = proc_usage_grew(&b, &a, why, sizeof why);
+  long mine[7] = {b.rss_kib, a.rss_kib - b.rss_kib, m.malloc_kib - b.malloc_kib, a.malloc_kib - m.malloc_kib,
+                  a.fds - b.fds, a.shm_entries - b.shm_entries, grew};
   long* all = rank == 0 ? malloc(sizeof mine * (size_t)ranks) : NULL;
-  MPI_Gather(mine, 6, MPI_LONG, all, 6, MPI_LONG, 0, MPI_COMM_WORLD);
+  MPI_Gather(mine, 7, MPI_LONG, all, 7, MPI_LONG, 0, MPI_COMM_WORLD);
   if (grew) fprintf(stderr, "FAIL rank %d: %s\n", rank, why);
   int any = 0;
   if (rank == 0) {
-    printf("%-6s %14s %10s %12s %6s %9s\n", "rank", "RSS start KiB", "RSS KiB", "malloc KiB", "fds", "/dev/shm");
+    printf("%-6s %14s %10s %20s %6s %9s\n", "rank", "RSS start KiB", "RSS KiB", "malloc KiB +1st+2nd", "fds",
+           "/dev/shm");
     for (int r = 0; r < ranks; ++r) {
-      long* g = all + 6 * r;
-      printf("%-6d %14ld %+10ld %+12ld %+6ld %+9ld\n", r, g[0], g[1], g[2], g[3], g[4]);
-      any |= g[5] != 0;
+      long* g = all + 7 * r;
+      printf("%-6d %14ld %+10ld %+10ld %+9ld %+6ld %+9ld\n", r, g[0], g[1], g[2], g[3], g[4], g[5]);
+      any |= g[6] != 0;
     }
   }
   free(all);
@@ -102,15 +104,18 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   for (long i = 0; i < kWarmup; ++i) bad |= one_call(i);
-  struct proc_usage before = proc_usage_now(NULL);
+  struct proc_usage before = proc_usage_now(NULL), mid;
   double t0 = MPI_Wtime();
-  for (long i = 0; i < calls; ++i) bad |= one_call(i);
+  for (long i = 0; i < calls; ++i) {
+    if (i == calls / 2) mid = proc_usage_now(NULL);
+    bad |= one_call(i);
+  }
   double seconds = MPI_Wtime() - t0;
   struct proc_usage after = proc_usage_now(NULL);
   int any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (rank == 0) printf("soak_allreduce: %ld calls on %d ranks in %.1f s\n", calls, ranks, seconds);
-  any |= report(rank, ranks, before, after);
+  any |= report(rank, ranks, before, mid, after);
   if (rank == 0) printf("soak_allreduce: %s\n", any ? "FAILED" : "all results correct, nothing grew");
   MPI_Finalize();
   return any;
