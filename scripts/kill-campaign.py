@@ -44,6 +44,15 @@ SCENARIOS = ["offload-server", "offload-rank0", "allreduce-rank", "allreduce-ran
 RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK")
 
 
+def mpi_flavor(mpiexec: str) -> str:
+    """The launcher's MPI: Hydra (MPICH) names itself in --version; Open MPI's does not."""
+    try:
+        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    return "mpich" if re.search(r"HYDRA|MPICH", out, re.I) else "openmpi"
+
+
 def cmake_cache(build: Path) -> dict:
     cache = {}
     for line in (build / "CMakeCache.txt").read_text().splitlines():
@@ -220,7 +229,8 @@ def main() -> int:
         build = build.resolve()
         cache = cmake_cache(build)
         mpiexec = cache["MPIEXEC_EXECUTABLE"]
-        flavor = "mpich" if "mpich" in cache.get("MPI_C_LIBRARIES", "") else "openmpi"
+        # MPI_C_LIBRARIES is no cache entry (FindMPI sets it per configure): the launcher says.
+        flavor = mpi_flavor(mpiexec)
         for scenario in scenarios:
             for i in range(a.runs):
                 row = one_run(build, scenario, mpiexec, flavor, a, rng)
