@@ -308,6 +308,7 @@ void armFastPath() {
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, disarmFastPath, &key, nullptr) != MPI_SUCCESS ||
         MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) != MPI_SUCCESS)
       return false;  // without the hook, every call takes the checked path
+    MPI_Comm_free_keyval(&key);  // it goes with its attribute (left, MPI_Finalize leaked it)
     gFast.ready.store(true, std::memory_order_release);
     return true;
   }();

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "coll/copy_probe.h"
+#include "coll/keyval.h"
 #include "coll/stats.h"
 #include "comm/cma.h"
 #include "comm/mpi_check.h"
@@ -33,7 +34,10 @@ int deleteContext(MPI_Comm, int, void* attr, void*) {
 int contextKey() {
   static std::once_flag once;
   static int key = MPI_KEYVAL_INVALID;
-  std::call_once(once, [] { MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteContext, &key, nullptr); });
+  std::call_once(once, [] {
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteContext, &key, nullptr) == MPI_SUCCESS)
+      freeKeyvalAtFinalize(key);
+  });
   return key;
 }
 

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "coll/keyval.h"
+
 namespace ferry::coll {
 
 uint64_t commKey(MPI_Comm comm) {
@@ -46,7 +48,10 @@ int removeOnDelete(MPI_Comm comm, int, void*, void*) {
 int markerKey() {
   static std::once_flag once;
   static int key = MPI_KEYVAL_INVALID;
-  std::call_once(once, [] { MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, removeOnDelete, &key, nullptr); });
+  std::call_once(once, [] {
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, removeOnDelete, &key, nullptr) == MPI_SUCCESS)
+      freeKeyvalAtFinalize(key);
+  });
   return key;
 }
 

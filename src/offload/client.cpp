@@ -227,10 +227,12 @@ Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image*
       d.globals[addrs[i]] = rec->entries[i].size;
     }
   }
-  // libomptarget keeps this pointer; the table lives as long as the device record.
-  auto* out = new __tgt_target_table{table.data(), table.data() + table.size()};
+  // libomptarget keeps this pointer and never frees it: the device record owns it, beside
+  // the table it points into (allocated with new, it leaked: LeakSanitizer, at rank 0's exit).
+  __tgt_target_table& out = d.tableHeads[rec->id];
+  out = {table.data(), table.data() + table.size()};
   log::debug(log::Offload, "loaded image %s (%zu entries) on %s", hex(rec->id).c_str(), table.size(), where(id).c_str());
-  return out;
+  return &out;
 }
 
 // A region that uses a C stream receives the host's FILE*, which means nothing in another

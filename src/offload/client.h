@@ -103,6 +103,7 @@ class Client {
     std::mutex mutex;                       // guards the members below
     bool initialized = false;
     std::map<uint64_t, std::vector<__tgt_offload_entry>> tables;  // image id -> table
+    std::map<uint64_t, __tgt_target_table> tableHeads;  // image id -> what load_binary returned
     std::vector<std::unique_ptr<KernelRef>> kernels;
     std::map<uint64_t, uint64_t> globals;   // address -> size
     std::map<uint64_t, uint64_t> allocations;  // plugin-managed devices: address -> size

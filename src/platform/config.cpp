@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "platform/parse.h"
 
@@ -218,6 +220,10 @@ const Config& config() {
 
 void setGlobalConfigForTesting(const Config& cfg) {
   std::lock_guard lock(gConfigMutex);
+  // The configuration replaced stays valid, as config() promises (a reference to it may be in
+  // use), and owned: dropped, each replacement leaked (LeakSanitizer).
+  static auto* replaced = new std::vector<std::unique_ptr<Config>>();
+  if (gConfig) replaced->emplace_back(gConfig);
   gConfig = new Config(cfg);
   gConfigStatus = Status();
 }

@@ -2,6 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <memory>
+#include <mutex>
+#include <vector>
+
 #include "platform/log.h"
 
 #ifndef FERRY_LLVM_LIBDIR
@@ -17,6 +21,17 @@ bool bind(void* handle, const char* name, Fn& out) {
   return out != nullptr;
 }
 
+// A plugin opened stays for the process's life (its handle is never closed, and libomptarget
+// calls rank 0's own devices after static destructors), so it is owned here, never
+// destroyed. The devices only point at it: once they were gone, at a serving rank's end, it
+// was a leak (LeakSanitizer, docs/robustness.md "Sanitizers").
+void keepForTheProcess(std::unique_ptr<VendorPlugin> p) {
+  static std::mutex mutex;
+  static auto* opened = new std::vector<std::unique_ptr<VendorPlugin>>();
+  std::lock_guard lock(mutex);
+  opened->push_back(std::move(p));
+}
+
 }  // namespace
 
 std::string llvmLibDir() { return FERRY_LLVM_LIBDIR; }
@@ -27,7 +42,8 @@ Result<VendorPlugin*> VendorPlugin::open(const std::string& path) {
   // RTLD_LOCAL keeps the stock plugin's __tgt_rtl_* symbols from interposing Ferry's own.
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) return Status(Errc::NotFound, "cannot open stock plugin " + path + ": " + dlerror());
-  auto* p = new VendorPlugin();
+  auto owned = std::make_unique<VendorPlugin>();
+  VendorPlugin* p = owned.get();
   p->path = path;
   p->handle = h;
   bool ok = bind(h, "__tgt_rtl_number_of_devices", p->numberOfDevices) &&
@@ -37,10 +53,9 @@ Result<VendorPlugin*> VendorPlugin::open(const std::string& path) {
             bind(h, "__tgt_rtl_data_delete", p->dataDelete) && bind(h, "__tgt_rtl_data_submit", p->dataSubmit) &&
             bind(h, "__tgt_rtl_data_retrieve", p->dataRetrieve) &&
             bind(h, "__tgt_rtl_launch_kernel", p->launchKernel);
-  if (!ok) {
-    delete p;
+  if (!ok)
     return Status(Errc::LoadFailed, "stock plugin " + path + " lacks a required __tgt_rtl_* symbol");
-  }
+  keepForTheProcess(std::move(owned));
   bind(h, "__tgt_rtl_init_plugin", p->initPlugin);
   bind(h, "__tgt_rtl_init_requires", p->initRequires);
   bind(h, "__tgt_rtl_set_info_flag", p->setInfoFlag);

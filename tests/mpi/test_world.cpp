@@ -15,6 +15,9 @@ namespace {
 
 World& world() { return testWorld(); }
 
+// One per test program (test_world.cpp is in each that uses testWorld()).
+[[maybe_unused]] ::testing::Environment* const kEndTestWorld = ::testing::AddGlobalTestEnvironment(new EndTestWorld);
+
 TEST(World, KnowsEveryRank) {
   World& w = world();
   int rank = 0, size = 0;
