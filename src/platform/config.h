@@ -39,6 +39,9 @@ enum class Knob : uint16_t {
   DeviceOutput,
   UnmappedAccess,
   UsmFaultAround,
+  // Binding of ranks and their threads (platform/binding.h; docs/hybrid.md).
+  Bind,
+  BindingReport,
   // Collectives (src/coll; docs/collectives.md).
   CollMode,
   CollMinSize,

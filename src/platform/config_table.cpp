@@ -10,7 +10,7 @@ constexpr int64_t kNoLimit = INT64_MAX;
 constexpr KnobSpec kKnobTable[] = {
     {Knob::Log, "FERRY_LOG", KnobType::String, "warn", nullptr, 0, 0, "log",
      "Log level and subsystems: LEVEL[,SUBSYS...]. Levels: error, warn, info, debug, trace. "
-     "Subsystems: init, config, comm, shm, offload, service, coll, bench, all (default all); "
+     "Subsystems: init, config, comm, shm, offload, service, coll, bench, bind, all (default all); "
      "subsystems without a level mean info for them. Examples: FERRY_LOG=debug,comm,offload; FERRY_LOG=coll",
      log::checkSpec},
     {Knob::LogFile, "FERRY_LOG_FILE", KnobType::String, "", nullptr, 0, 0, "log",
@@ -80,6 +80,16 @@ constexpr KnobSpec kKnobTable[] = {
      "a sweep faults once per this many bytes instead of once per 4 KiB page; scattered "
      "accesses still mirror one page each. 4K: one page per fault"},
     // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
+    {Knob::Bind, "FERRY_BIND", KnobType::Enum, "auto", "auto|on|off", 0, 0, "bind",
+     "Core binding of each rank and its OpenMP threads (ferry run, ferry bind; docs/hybrid.md): auto gives "
+     "each rank of a node cores of its own from the hwloc topology, sized by OMP_NUM_THREADS or the node's "
+     "cores divided by its ranks, unless the user placed the threads (OMP_PLACES, or binding options given "
+     "to ferry run's launcher), which are kept and reported; on replaces the user's placement too; off "
+     "leaves binding to the launcher"},
+    {Knob::BindingReport, "FERRY_BINDING_REPORT", KnobType::Bool, "0", nullptr, 0, 0, "bind",
+     "Each rank started by ferry run or ferry bind reports, after the first second, every thread's allowed "
+     "cores, the cores it ran on and how busy it was, and warns where busy threads share a core while "
+     "others idle or where a rank spans NUMA domains (ferry doctor --binding prints the same as a table)"},
     {Knob::CollMode, "FERRY_COLL", KnobType::Enum, "auto", "auto|on|off", 0, 0, "coll",
      "Ferry's allreduce: auto (the cost model picks Ferry or the MPI library per call), on (Ferry for "
      "every call it supports, whatever the size), off (always the MPI library, which then also serves "

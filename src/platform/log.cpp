@@ -21,7 +21,8 @@ namespace {
 struct NamedSub { const char* name; uint32_t bit; };
 constexpr NamedSub kSubs[] = {{"init", Init},       {"config", Config},   {"comm", Comm},
                               {"shm", Shm},         {"offload", Offload}, {"service", Service},
-                              {"coll", Coll},       {"bench", Bench},     {"all", All}};
+                              {"coll", Coll},       {"bench", Bench},     {"bind", Bind},
+                              {"all", All}};
 constexpr const char* kLevelNames[] = {"none", "error", "warn", "info", "debug", "trace"};
 constexpr const char* kLevelTags[] = {"", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"};
 

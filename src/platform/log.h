@@ -24,6 +24,7 @@ enum Sub : uint32_t {
   Service = 1u << 5,
   Coll = 1u << 6,
   Bench = 1u << 7,
+  Bind = 1u << 8,
   All = 0xffffffffu,
 };
 

@@ -80,6 +80,59 @@ const NodeTopology& nodeTopology() {
   return *topo;
 }
 
+int NodeLayout::pus() const {
+  size_t n = 0;
+  for (const CoreSlot& c : cores) n += c.pus.size();
+  return static_cast<int>(n);
+}
+
+namespace {
+
+// The logical index of the first ancestor (or the core itself) of `type` holding `core`;
+// NUMA domains are memory children in hwloc 2, found through the core's cpuset.
+int indexOfContaining(hwloc_topology_t topo, hwloc_obj_t core, hwloc_obj_type_t type) {
+  hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(topo, core->cpuset, type, nullptr);
+  return o ? static_cast<int>(o->logical_index) : 0;
+}
+
+NodeLayout layoutOf(hwloc_topology_t topo, const std::string& source) {
+  NodeLayout layout;
+  layout.source = source;
+  layout.numaDomains = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
+  int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+    CoreSlot slot;
+    slot.numa = indexOfContaining(topo, core, HWLOC_OBJ_NUMANODE);
+    slot.package = indexOfContaining(topo, core, HWLOC_OBJ_PACKAGE);
+    for (int pu = hwloc_bitmap_first(core->cpuset); pu >= 0; pu = hwloc_bitmap_next(core->cpuset, pu))
+      slot.pus.push_back(pu);
+    layout.cores.push_back(std::move(slot));
+  }
+  return layout;
+}
+
+}  // namespace
+
+Result<NodeLayout> loadNodeLayout(const std::string& xmlFile) {
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0)
+    return Status(Errc::Unavailable, std::string("hwloc_topology_init failed: ") + std::strerror(errno));
+  if (!xmlFile.empty() && hwloc_topology_set_xml(topo, xmlFile.c_str()) != 0) {
+    hwloc_topology_destroy(topo);
+    return Status(Errc::InvalidArgument, "hwloc cannot read the topology file " + xmlFile + ": " + std::strerror(errno));
+  }
+  if (hwloc_topology_load(topo) != 0) {
+    hwloc_topology_destroy(topo);
+    return Status(Errc::Unavailable, std::string("hwloc_topology_load failed: ") + std::strerror(errno) +
+                                         " (check that /sys/devices/system and /proc are readable here)");
+  }
+  NodeLayout layout = layoutOf(topo, xmlFile.empty() ? "this machine" : xmlFile);
+  hwloc_topology_destroy(topo);
+  if (layout.cores.empty()) return Status(Errc::Unavailable, "hwloc found no core in " + layout.source);
+  return layout;
+}
+
 int kernelThreads(const NodeTopology& topo, int ranksOnNode, int devicesOnRank) {
   int pus = topo.bound ? topo.boundPus : std::max(1, topo.cores / std::max(1, ranksOnNode));
   return std::max(1, pus / std::max(1, devicesOnRank));

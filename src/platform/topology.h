@@ -3,6 +3,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "platform/status.h"
 
 namespace ferry {
 
@@ -22,6 +25,25 @@ const NodeTopology& nodeTopology();
 // Loads it afresh (nodeTopology() keeps the first). Where hwloc fails, the kernel's count of
 // online CPUs stands in for the cores, with a warning.
 NodeTopology discoverNodeTopology();
+
+// The node's cores as binding plans them: hwloc's logical order (package, then NUMA domain,
+// then core), each with its hardware threads by OS number (what affinity masks, /proc and
+// OMP_PLACES use) and its NUMA domain.
+struct CoreSlot {
+  int numa = 0;          // logical NUMA domain
+  int package = 0;
+  std::vector<int> pus;  // OS indices of its hardware threads
+};
+struct NodeLayout {
+  std::vector<CoreSlot> cores;
+  int numaDomains = 1;
+  std::string source;    // "this machine", or the XML file it came from
+  int pus() const;
+};
+
+// This machine's layout, or the one an hwloc XML file describes (lstopo --of xml; how the
+// binding planner is tested on machines this is not).
+Result<NodeLayout> loadNodeLayout(const std::string& xmlFile = {});
 
 // Threads a kernel should use on a serving rank: the PUs this rank is bound to, or, when it
 // is not bound, its fair share of the node's cores among `ranksOnNode` ranks.

@@ -13,7 +13,9 @@
 #include "platform/topology.h"
 #include "service/vendor_plugin.h"
 #include "tools/ferry/commands.h"
+#include "tools/ferry/doctor_binding.h"
 #include "tools/ferry/launcher.h"
+#include "tools/ferry/program_check.h"
 
 namespace ferry::tools {
 namespace {
@@ -69,12 +71,64 @@ int jobReport() {
   return w.finalize().isOk() ? 0 : 1;
 }
 
+// --binding: the program is an offload program when it loads libomptarget (rank 0 then
+// stays unbound, as under ferry run).
+int doctorBinding(int ranks, const std::vector<std::string>& launcherArgs, const std::vector<std::string>& program) {
+  if (program.empty()) {
+    std::fprintf(stderr, "ferry doctor --binding: no program given (ferry doctor --binding -n 4 ./app)\n");
+    return 2;
+  }
+  if (underMpiLauncher()) {
+    std::fprintf(stderr, "ferry doctor --binding starts the job itself: run it outside mpirun/srun\n");
+    return 2;
+  }
+  LaunchSpec spec;
+  spec.ranks = ranks;
+  spec.launcherArgs = launcherArgs;
+  spec.program = program;
+  int exitCode = 0;
+  auto exe = resolveProgram(program.front(), exitCode);
+  if (!exe) {
+    std::fprintf(stderr, "ferry doctor --binding: cannot start %s\n", exe.status().message().c_str());
+    return exitCode;
+  }
+  auto loads = loadsOffloadRuntime(*exe);
+  spec.offload = loads && *loads;
+  if (spec.offload && refusedForSettings("ferry doctor")) return 1;
+  return bindingDoctor(spec);
+}
+
 }  // namespace
 
+// `ferry doctor`: this machine and the job's paths. `ferry doctor --binding PROGRAM`: where
+// PROGRAM's threads ran on every rank (doctor_binding.cpp).
 Command addDoctorCommand(CLI::App& app) {
   auto ranks = std::make_shared<int>(2);
+  auto binding = std::make_shared<bool>(false);
+  auto launcherArgs = std::make_shared<std::vector<std::string>>();
   app.add_option("-n,--np", *ranks, "ranks to start when not already inside an MPI job")->check(rankCount());
-  return [ranks] {
+  app.add_flag("--binding", *binding,
+               "run PROGRAM with each rank bound as ferry run binds it, and report per thread the allowed cores, "
+               "the cores it ran on and how busy it was, with warnings (threads piled on a core, ranks that "
+               "overlap or span NUMA domains)");
+  app.add_option("--launcher-arg", *launcherArgs,
+                 "with --binding: an argument for the MPI launcher (repeatable); its own binding options are "
+                 "then kept and only reported")
+      ->allow_extra_args(false);
+  app.prefix_command();
+  app.footer("Usage: ferry doctor [-n N]\n       ferry doctor --binding [-n N] [--launcher-arg ARG]... [--] PROGRAM [ARGS...]");
+  return [ranks, binding, launcherArgs, &app] {
+    std::vector<std::string> program = app.remaining();
+    if (!program.empty() && program.front().starts_with("-")) {
+      std::fprintf(stderr, "ferry doctor: unknown option %s (ferry doctor --help)\n", program.front().c_str());
+      return 2;
+    }
+    if (*binding) return doctorBinding(*ranks, *launcherArgs, program);
+    if (!program.empty()) {
+      std::fprintf(stderr, "ferry doctor: %s is a program; ferry doctor --binding runs one and reports its binding\n",
+                   program.front().c_str());
+      return 2;
+    }
     if (underMpiLauncher()) return jobReport();
     if (refusedForSettings("ferry doctor")) return 1;
     LaunchSpec spec;

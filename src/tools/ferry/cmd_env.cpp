@@ -10,7 +10,9 @@ namespace ferry::tools {
 Command addEnvCommand(CLI::App& app) {
   auto shell = std::make_shared<std::string>("sh");
   app.add_option("--shell", *shell, "syntax of the output")->check(CLI::IsMember({"sh", "csh"}));
-  app.footer("Use: eval \"$(ferry env)\"; then mpirun -np 4 ./app or srun -n 4 ./app");
+  app.footer("Use: eval \"$(ferry env)\"; then mpirun -np 4 ./app or srun -n 4 ./app\n"
+             "MPI+OpenMP: mpirun --bind-to none -np 4 ferry bind ./app gives each rank cores of its own and "
+             "places its threads there (docs/hybrid.md)");
   return [shell] {
     auto dir = pluginDir();
     if (!dir) {

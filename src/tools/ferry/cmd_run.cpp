@@ -14,16 +14,19 @@ namespace ferry::tools {
 namespace {
 
 // A program that never loads libomptarget has no target regions for Ferry to serve: every
-// rank would run its main. Said before the job starts, not noticed from N copies of output.
-void warnIfNoOffloadRuntime(const std::string& exe, int ranks) {
+// rank runs its main, as under mpiexec. Said before the job starts (when it has more than
+// one rank), not noticed from N copies of output. True for such a program.
+bool plainProgram(const std::string& exe, int ranks) {
   auto loads = loadsOffloadRuntime(exe);
-  if (!loads || *loads) return;
-  log::warn(log::Init,
-            "%s does not load LLVM's offload runtime (libomptarget), so Ferry has no target regions of it to "
-            "serve: each of the %d ranks runs it whole. An offload program needs clang-16 -fopenmp "
-            "-fopenmp-targets=x86_64-pc-linux-gnu; an MPI program runs as under mpiexec, and ferry run --pmpi "
-            "gives it Ferry's MPI_Allreduce",
-            exe.c_str(), ranks);
+  if (!loads || *loads) return false;
+  if (ranks > 1)
+    log::warn(log::Init,
+              "%s does not load LLVM's offload runtime (libomptarget), so Ferry has no target regions of it to "
+              "serve: each of the %d ranks runs it whole. An offload program needs clang-16 -fopenmp "
+              "-fopenmp-targets=x86_64-pc-linux-gnu; an MPI program runs as under mpiexec, and ferry run --pmpi "
+              "gives it Ferry's MPI_Allreduce",
+              exe.c_str(), ranks);
+  return true;
 }
 
 // What ferry run checks before it starts anything: each problem is said once, here, rather
@@ -92,19 +95,27 @@ int runProgram(LaunchSpec& spec, bool dryRun, bool pmpi) {
     std::fprintf(stderr, "ferry run: %s\n", argv.status().message().c_str());
     return 1;
   }
-  if (dryRun) {
-    std::printf("%s\n", dryRunLine(environment, *argv).c_str());
-    return 0;
-  }
   // Checked here, once, rather than by the launcher once per rank; the launcher's search
   // (LD_LIBRARY_PATH included) is what launcherCommand has just set up.
   int exitCode = 0;
   auto exe = resolveProgram(spec.program.front(), exitCode);
+  if (exe && spec.offload && plainProgram(*exe, spec.ranks)) {
+    spec.offload = false;  // its ranks are alike: each gets cores of its own (ferry bind)
+    environment.clear();
+    argv = launcherCommand(spec, &environment);
+    if (!argv) {
+      std::fprintf(stderr, "ferry run: %s\n", argv.status().message().c_str());
+      return 1;
+    }
+  }
+  if (dryRun) {
+    std::printf("%s\n", dryRunLine(environment, *argv).c_str());
+    return 0;
+  }
   if (!exe) {
     std::fprintf(stderr, "ferry run: cannot start %s\n", exe.status().message().c_str());
     return exitCode;
   }
-  if (spec.offload && spec.ranks > 1) warnIfNoOffloadRuntime(*exe, spec.ranks);
   return runAndMirror(*argv);
 }
 

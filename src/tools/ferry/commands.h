@@ -94,5 +94,6 @@ Command addRunCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
 Command addDoctorCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);
+Command addBindCommand(CLI::App& app);
 
 }  // namespace ferry::tools

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "platform/config.h"
 #include "platform/log.h"
 #include "platform/omp_registry.h"
 #include "platform/topology.h"
@@ -143,15 +144,11 @@ void addOpenMpiOptions(const LaunchSpec& spec, std::vector<std::string>& argv,
     log::info(log::Init, "%d ranks on %d hardware threads: adding --oversubscribe", spec.ranks, nodeTopology().pus);
   }
   // Open MPI binds each rank to one core when it starts two ranks or fewer (to a package
-  // beyond). Rank 0's OpenMP threads then share that core: libomp's hidden helper threads,
-  // which run every nowait region, and the program's own parallel regions. With 2 ranks on
-  // 2 cores that made empty nowait regions 17x slower (1,400 against 24,000 per second).
-  // Unless the user places the ranks, they float; serving ranks size their kernels to
-  // their share of the node's cores (platform/topology.h). An MPI program under --pmpi
-  // keeps the launcher's binding: its ranks are alike.
-  if (spec.offload && !bindingChosen(spec.launcherArgs)) {
+  // beyond), and OpenMP then piles the rank's threads onto that core. Unless the user places
+  // the ranks, ferry bind does (platform/binding.h): the launcher binds nothing.
+  if (!bindingChosen(spec.launcherArgs)) {
     argv.insert(argv.end(), {"--bind-to", "none"});
-    log::info(log::Init, "adding --bind-to none: rank 0's OpenMP threads need more than one core");
+    log::info(log::Init, "adding --bind-to none: ferry bind gives each rank cores of its own");
   }
   // Local ranks inherit the environment; -x carries it to other nodes too.
   argv.insert(argv.end(), {"-x", "LD_LIBRARY_PATH"});
@@ -160,6 +157,18 @@ void addOpenMpiOptions(const LaunchSpec& spec, std::vector<std::string>& argv,
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, "FERRY_", 6) == 0 || std::strncmp(*e, "OMP_", 4) == 0)
       argv.insert(argv.end(), {"-x", std::string(*e).substr(0, std::strchr(*e, '=') - *e)});
+}
+
+// Every rank starts as `ferry bind [--offload] [--keep] -- PROGRAM`: it binds itself to the
+// cores the node's plan gives it, places its OpenMP threads there, and execs the program
+// (cmd_bind.cpp). Binding options the user gave the launcher are kept (and reported).
+void addBindStep(const LaunchSpec& spec, std::vector<std::string>& argv) {
+  if (config().text(Knob::Bind) == "off" && !spec.bindReport) return;  // ferry bind then only reports
+  argv.insert(argv.end(), {selfDir() + "/ferry", "bind"});
+  if (spec.offload) argv.push_back("--offload");
+  if (spec.bindReport) argv.push_back("--report");
+  if (bindingChosen(spec.launcherArgs)) argv.push_back("--keep");
+  argv.push_back("--");
 }
 
 // MPICH's Hydra SIGKILLs every rank within milliseconds of one dying, so that none can say
@@ -205,6 +214,7 @@ Result<std::vector<std::string>> launcherCommand(const LaunchSpec& spec, std::ve
   else addMpichOptions(spec, argv);
   argv.insert(argv.end(), {"-n", std::to_string(spec.ranks)});
   argv.insert(argv.end(), spec.launcherArgs.begin(), spec.launcherArgs.end());
+  addBindStep(spec, argv);
   argv.insert(argv.end(), spec.program.begin(), spec.program.end());
   return argv;
 }

@@ -28,6 +28,7 @@ struct LaunchSpec {
   std::vector<std::string> program;       // program and its arguments
   std::vector<std::string> preload;       // libraries for LD_PRELOAD (--pmpi)
   bool offload = true;  // rank 0 runs main and its OpenMP threads, the others serve devices
+  bool bindReport = false;  // each rank reports where its threads ran (ferry bind --report)
 };
 
 // Builds the argv for the MPI launcher and sets up the environment of this process, which

@@ -1,4 +1,4 @@
-// ferry: the command-line entry point (run, env, info, doctor, bench).
+// ferry: the command-line entry point (run, env, info, doctor, bench, bind).
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -11,13 +11,16 @@
 
 namespace {
 
-// `ferry run [options] -- PROGRAM ...`: the separator is dropped, so that the program is the
-// first argument that is neither an option nor an option's value, which is where ferry
-// run's parsing stops. Which options take a value is asked of `run`'s own definitions. A
+// `ferry run|bind|doctor [options] -- PROGRAM ...`: the separator is dropped, so that the program is
+// the first argument that is neither an option nor an option's value, which is where the
+// command's parsing stops. Which options take a value is asked of its own definitions. A
 // `--` after the program is the program's.
-std::vector<char*> withoutRunSeparator(int argc, char** argv, const CLI::App& run) {
+std::vector<char*> withoutRunSeparator(int argc, char** argv, const CLI::App& app) {
   std::vector<char*> args(argv, argv + argc);
-  if (args.size() < 2 || run.get_name() != args[1]) return args;
+  if (args.size() < 2 || !(std::string_view(args[1]) == "run" || std::string_view(args[1]) == "bind" ||
+                           std::string_view(args[1]) == "doctor"))
+    return args;
+  const CLI::App& run = *app.get_subcommand(args[1]);
   for (size_t i = 2; i < args.size(); ++i) {
     std::string_view a = args[i];
     if (a == "--") {
@@ -63,7 +66,9 @@ int main(int argc, char** argv) {
   add("info", "print the device table (--config: the FERRY_* settings)", ferry::tools::addInfoCommand);
   add("doctor", "report which data path each kind of transfer takes here, and why", ferry::tools::addDoctorCommand);
   add("bench", "measure: offload latency and bandwidth against MPI, proxy-app scaling", ferry::tools::addBenchCommand);
-  std::vector<char*> args = withoutRunSeparator(argc, argv, *app.get_subcommand("run"));
+  add("bind", "as each rank's command: bind it to cores of its own, place its OpenMP threads there, run PROGRAM",
+      ferry::tools::addBindCommand);
+  std::vector<char*> args = withoutRunSeparator(argc, argv, app);
   if (refusedUnknownSubcommand(app, args, 1, "command")) return 2;
   const CLI::App& bench = *app.get_subcommand("bench");
   if (args.size() > 1 && bench.get_name() == args[1] && refusedUnknownSubcommand(bench, args, 2, "benchmark")) return 2;
