@@ -15,6 +15,17 @@ if(FERRY_MPI_FLAVOR STREQUAL "openmpi")
   list(APPEND FERRY_TEST_ENV "OMPI_MCA_hwloc_base_binding_policy=none")
 endif()
 
+# Sanitizer builds: the runtimes and their options in every test's processes, and a
+# sanitizer's report fails the test (tests/support/sanitizers/sanitizers.cmake).
+# FERRY_TEST_PRELOAD_TAIL: what a test that sets LD_PRELOAD itself appends to it (":" and the
+# runtimes; empty in the normal build).
+set(FERRY_TEST_PRELOAD_TAIL "")
+if(FERRY_SANITIZE)
+  include(${CMAKE_CURRENT_LIST_DIR}/support/sanitizers/sanitizers.cmake)
+  list(APPEND FERRY_TEST_ENV ${FERRY_SANITIZER_TEST_ENV})
+  set(FERRY_TEST_PRELOAD_TAIL ":${FERRY_SANITIZER_TEST_PRELOAD}")
+endif()
+
 # Ranks a multi-rank test may use with this MPI (MPICH is kept small, see README).
 set(FERRY_TEST_MAX_RANKS 4 CACHE STRING "Most ranks a multi-rank test starts")
 

@@ -24,6 +24,10 @@ def main():
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     try:
         env = dict(os.environ, **dict(e.split("=", 1) for e in a.env))
+        # A sanitizer build's runtimes stay preloaded behind the library a test preloads
+        # (tests/support/sanitizers/sanitizers.cmake); unset in the normal build.
+        if os.environ.get("SANITIZER_PRELOAD") and any(e.startswith("LD_PRELOAD=") for e in a.env):
+            env["LD_PRELOAD"] += ":" + os.environ["SANITIZER_PRELOAD"]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout, env=env)
     except subprocess.TimeoutExpired:
         print(f"FAIL: did not end within {a.timeout} s: {' '.join(cmd)}")

@@ -10,14 +10,19 @@ that it counts the processes still matching MARKER ("left: N"), which it then ki
 that none outlives the test. CMD starts with the default action for SIGINT, which a shell
 gives its background jobs ignored. Anchor MARKER ("^/path/prog"), or it matches this
 script's own command line."""
+import os
 import signal
 import subprocess
 import sys
 import time
 
+# pgrep and pkill only look at processes: they run without LD_PRELOAD, where a sanitizer build
+# puts its runtimes (tests/support/sanitizers), under which procps' pgrep deadlocks as it starts.
+TOOLS_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
 
 def matching(marker):
-    out = subprocess.run(["pgrep", "-f", "--", marker], capture_output=True, text=True).stdout
+    out = subprocess.run(["pgrep", "-f", "--", marker], capture_output=True, text=True, env=TOOLS_ENV).stdout
     return len(out.split())
 
 
@@ -37,7 +42,7 @@ def main():
     left = matching(marker)
     print(f"left: {left}", flush=True)
     if left:
-        subprocess.run(["pkill", "-KILL", "-f", "--", marker])
+        subprocess.run(["pkill", "-KILL", "-f", "--", marker], env=TOOLS_ENV)
 
 
 if __name__ == "__main__":

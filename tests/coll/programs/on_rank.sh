@@ -6,5 +6,10 @@ rank=$1 setting=$2
 shift 2
 if [ "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}" = "$rank" ]; then
   export "$setting"
+  # A sanitizer build's runtimes stay preloaded behind a library the setting preloads
+  # (tests/support/sanitizers/sanitizers.cmake); unset in the normal build.
+  case $setting in
+    LD_PRELOAD=*) [ -n "${SANITIZER_PRELOAD:-}" ] && export LD_PRELOAD="$LD_PRELOAD:$SANITIZER_PRELOAD" ;;
+  esac
 fi
 exec "$@"

@@ -14,9 +14,13 @@ import subprocess
 import sys
 import time
 
+# pgrep and pkill only look at processes: they run without LD_PRELOAD, where a sanitizer build
+# puts its runtimes (tests/support/sanitizers), under which procps' pgrep deadlocks as it starts.
+TOOLS_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
 
 def matching(marker):
-    out = subprocess.run(["pgrep", "-f", "--", marker], capture_output=True, text=True).stdout
+    out = subprocess.run(["pgrep", "-f", "--", marker], capture_output=True, text=True, env=TOOLS_ENV).stdout
     return out.split()
 
 
