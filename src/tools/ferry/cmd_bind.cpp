@@ -20,6 +20,7 @@
 #include "platform/log.h"
 #include "platform/thread_report.h"
 #include "tools/ferry/commands.h"
+#include "tools/ferry/stop_signals.h"
 
 namespace ferry::tools {
 namespace {
@@ -126,6 +127,7 @@ int bindAndExec(const std::vector<std::string>& program, bool keep, bool report,
   std::vector<char*> argv;
   for (const auto& a : program) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  restoreIgnoredStopSignals();  // nohup's SIGHUP, hidden by MPICH's UCX handler, stays ignored
   execvp(argv[0], argv.data());
   std::fprintf(stderr, "ferry bind: cannot start %s: %s\n", argv[0], std::strerror(errno));
   return 127;

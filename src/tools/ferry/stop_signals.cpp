@@ -52,6 +52,11 @@ void defaultStopSignalsInChild() {
     if (sigismember(&gIgnoredAtStart, sig) != 1) signal(sig, SIG_DFL);
 }
 
+void restoreIgnoredStopSignals() {
+  for (int sig : kStopSignals)
+    if (sigismember(&gIgnoredAtStart, sig) == 1) signal(sig, SIG_IGN);
+}
+
 void dieOfSignal(int sig) {
   std::fflush(nullptr);
   signal(sig, SIG_DFL);

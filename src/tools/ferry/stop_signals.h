@@ -41,6 +41,11 @@ void handleStopSignals(void (*handler)(int, siginfo_t*, void*));
 // ignored at start stay ignored. Async-signal-safe.
 void defaultStopSignalsInChild();
 
+// Before this process execs another program in its place (ferry bind): the stop signals it
+// was started ignoring are ignored again, whatever a library's handler set meanwhile (exec
+// would reset that handler to the default action, and the program would lose the ignore).
+void restoreIgnoredStopSignals();
+
 // Ends this process by `sig`, as a process that did not handle it would end, so that its
 // parent sees the signal (a shell script stops as after its own Ctrl-C). Flushes stdio
 // first: not for signal handlers. Returns only where `sig` is blocked.
