@@ -224,17 +224,21 @@ Status PeerWatch::poll(std::string_view what) {
         !st)
       return st;
   }
-  if (quiet >= heartbeat)
-    if (Status st = checkExited(now, heartbeat, what); !st) return st;
+  // A peer on this machine is looked at far more often than it is probed: a look is two
+  // system calls, and a launcher that ends the whole job when one rank dies (srun with PMIx)
+  // leaves rank 0 well under a heartbeat to say which rank it lost.
+  const double exitCheck = std::min(heartbeat, kExitCheckSeconds);
+  if (quiet >= exitCheck)
+    if (Status st = checkExited(now, exitCheck, what); !st) return st;
   if (quiet >= timeout) return silence(quiet, timeout, what);
   return {};
 }
 
 // A peer on this machine whose process has ended is gone now, not after the timeout: its
 // launcher may let the others run on (MPICH's Hydra with -disable-auto-cleanup, srun with
-// pmi2), or be slow to notice. Looked at once per heartbeat of silence.
-Status PeerWatch::checkExited(uint64_t now, double heartbeat, std::string_view what) {
-  if (static_cast<double>(now - lastExitCheckNs_) * 1e-9 < heartbeat) return {};
+// pmi2), or be slow to notice. Looked at once per `interval` of silence.
+Status PeerWatch::checkExited(uint64_t now, double interval, std::string_view what) {
+  if (static_cast<double>(now - lastExitCheckNs_) * 1e-9 < interval) return {};
   lastExitCheckNs_ = now;
   const World* w = World::instance();
   if (!w || w->peer(peer_).physNode != w->self().physNode || !processGone(w->peer(peer_).pid)) return {};

@@ -50,7 +50,9 @@ class PeerWatch {
   void heardFrom();
 
  private:
-  Status checkExited(uint64_t now, double heartbeat, std::string_view what);
+  // How often a silent peer on this machine is checked for having exited (at most).
+  static constexpr double kExitCheckSeconds = 0.1;
+  Status checkExited(uint64_t now, double interval, std::string_view what);
   Status silence(double quiet, double timeout, std::string_view what) const;
   MPI_Comm comm_;
   int peer_;
