@@ -161,6 +161,11 @@ TEST(AllreduceHeap, MemoryFreedAndReusedAtTheSameAddressIsRemapped) {
   // Precondition, agreed on by all ranks so that all stop together if it fails.
   int reused = in == oldIn, allReused = 0;
   PMPI_Allreduce(&reused, &allReused, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's own mappings come and go between the free and the new block, so the kernel may
+  // place it elsewhere: then there is no reuse to test (without ASan it is always there).
+  if (allReused != 1) GTEST_SKIP() << "under ASan the new block did not reuse the old address on every rank";
+#endif
   ASSERT_EQ(allReused, 1) << "the new block must reuse the old address on every rank";
   StatsSnapshot before = statsNow();
   reduceAndCheck(in, out, 1000, "after reuse");  // other contents: a stale mapping shows the old ones
