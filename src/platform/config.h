@@ -54,6 +54,10 @@ enum class Knob : uint16_t {
   CollLeaders,
   CollAllocMem,
   CollRegCache,
+  // Read by the scripts only (scripts/test.sh, fuzz.sh, sanitize.sh), listed so that a value
+  // set for them is no unknown setting to the jobs they run.
+  TestJobs,
+  FuzzDir,
   Count_  // number of knobs; not a knob
 };
 

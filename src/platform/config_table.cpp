@@ -137,6 +137,12 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::CollRegCache, "FERRY_COLL_REG_CACHE", KnobType::Size, "4G", nullptr, 0, kNoLimit, "coll",
      "Most bytes of peers' memory each rank keeps mapped for the allreduce (registration cache); "
      "the least recently used mappings are dropped beyond it"},
+    {Knob::TestJobs, "FERRY_TEST_JOBS", KnobType::Int, "2", nullptr, 1, 1024, "scripts",
+     "scripts/test.sh, fuzz.sh and sanitize.sh: how many builds and tests run at once. Read by the "
+     "scripts only; Ferry's programs ignore it"},
+    {Knob::FuzzDir, "FERRY_FUZZ_DIR", KnobType::String, "", nullptr, 0, 0, "scripts",
+     "scripts/fuzz.sh: the build directory of the fuzz targets (empty: build-fuzz in the source tree). "
+     "Read by the script only"},
 };
 
 constexpr bool tableMatchesEnum() {

@@ -8,15 +8,10 @@
 #include <string>
 
 #include "platform/binding.h"
+#include "topology_files.h"
 
 namespace ferry {
 namespace {
-
-NodeLayout layout(const char* file) {
-  auto l = loadNodeLayout(std::string(FERRY_TEST_TOPOLOGIES) + "/" + file);
-  EXPECT_TRUE(l.isOk()) << l.status().message();
-  return l.isOk() ? l.value() : NodeLayout{};
-}
 
 std::set<int> domainsOf(const NodeLayout& node, const RankCores& r) {
   std::set<int> d;

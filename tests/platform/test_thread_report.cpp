@@ -10,15 +10,10 @@
 #include <thread>
 
 #include "platform/thread_report.h"
+#include "topology_files.h"
 
 namespace ferry {
 namespace {
-
-NodeLayout layout(const char* file) {
-  auto l = loadNodeLayout(std::string(FERRY_TEST_TOPOLOGIES) + "/" + file);
-  EXPECT_TRUE(l.isOk()) << l.status().message();
-  return l.isOk() ? l.value() : NodeLayout{};
-}
 
 ThreadRecord thread(int tid, std::vector<int> allowed, std::vector<int> ranOn, double busy) {
   return ThreadRecord{tid, "app", std::move(allowed), std::move(ranOn), busy};
