@@ -65,7 +65,16 @@ endif()
 install(TARGETS ${FERRY_EXPORTED_TARGETS} EXPORT FerryTargets)
 install(EXPORT FerryTargets NAMESPACE Ferry:: DESTINATION ${FERRY_INSTALL_CMAKEDIR})
 # The wrappers of the MPI Ferry was built with, which FerryConfig.cmake has a consumer use.
-string(REPLACE "mpicc" "mpicxx" FERRY_MPI_CXX_WRAPPER "${MPI_C_COMPILER}")
+# By full path: -DMPI_C_COMPILER=mpicc.mpich given again on a reconfigure stays a bare name,
+# which the consumer's find_package then cannot find, and takes the first mpicc on PATH.
+set(FERRY_MPI_C_WRAPPER "${MPI_C_COMPILER}")
+if(NOT IS_ABSOLUTE "${FERRY_MPI_C_WRAPPER}")
+  find_program(FERRY_MPI_C_WRAPPER_PATH NAMES "${FERRY_MPI_C_WRAPPER}" NO_CACHE)
+  if(FERRY_MPI_C_WRAPPER_PATH)
+    set(FERRY_MPI_C_WRAPPER "${FERRY_MPI_C_WRAPPER_PATH}")
+  endif()
+endif()
+string(REPLACE "mpicc" "mpicxx" FERRY_MPI_CXX_WRAPPER "${FERRY_MPI_C_WRAPPER}")
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/FerryConfig.cmake.in
   ${PROJECT_BINARY_DIR}/FerryConfig.cmake INSTALL_DESTINATION ${FERRY_INSTALL_CMAKEDIR}
   PATH_VARS FERRY_INSTALL_PLUGINDIR CMAKE_INSTALL_BINDIR)
