@@ -71,8 +71,8 @@ int jobReport() {
   return w.finalize().isOk() ? 0 : 1;
 }
 
-// --binding: the program is an offload program when it loads libomptarget (rank 0 then
-// stays unbound, as under ferry run).
+// --binding: the program is planned as ferry run plans it (an offload program's rank 0
+// stays unbound; a plain program's ranks are alike).
 int doctorBinding(int ranks, const std::vector<std::string>& launcherArgs, const std::vector<std::string>& program) {
   if (program.empty()) {
     std::fprintf(stderr, "ferry doctor --binding: no program given (ferry doctor --binding -n 4 ./app)\n");
@@ -92,8 +92,7 @@ int doctorBinding(int ranks, const std::vector<std::string>& launcherArgs, const
     std::fprintf(stderr, "ferry doctor --binding: cannot start %s\n", exe.status().message().c_str());
     return exitCode;
   }
-  auto loads = loadsOffloadRuntime(*exe);
-  spec.offload = loads && *loads;
+  spec.offload = !knownPlainProgram(*exe);
   if (spec.offload && refusedForSettings("ferry doctor")) return 1;
   return bindingDoctor(spec);
 }

@@ -17,8 +17,7 @@ namespace {
 // rank runs its main, as under mpiexec. Said before the job starts (when it has more than
 // one rank), not noticed from N copies of output. True for such a program.
 bool plainProgram(const std::string& exe, int ranks) {
-  auto loads = loadsOffloadRuntime(exe);
-  if (!loads || *loads) return false;
+  if (!knownPlainProgram(exe)) return false;
   if (ranks > 1)
     log::warn(log::Init,
               "%s does not load LLVM's offload runtime (libomptarget), so Ferry has no target regions of it to "

@@ -81,7 +81,7 @@ void printTable(const HostRanks& hosts) {
 
 // The warnings of each host's ranks together. Another host is judged with this host's
 // layout (a cluster's nodes are alike as a rule), and said to be.
-int printWarnings(const HostRanks& hosts, const NodeLayout& here) {
+void printWarnings(const HostRanks& hosts, const NodeLayout& here) {
   int count = 0;
   std::printf("\nWarnings\n");
   for (const auto& [host, ranks] : hosts) {
@@ -94,7 +94,6 @@ int printWarnings(const HostRanks& hosts, const NodeLayout& here) {
     }
   }
   if (count == 0) std::printf("  none: every busy thread had a core of its own, and no two ranks shared one\n");
-  return count;
 }
 
 }  // namespace

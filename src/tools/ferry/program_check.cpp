@@ -115,4 +115,9 @@ Result<bool> loadsOffloadRuntime(const std::string& path) {
   return listing.find("libomptarget.so") != std::string::npos;
 }
 
+bool knownPlainProgram(const std::string& path) {
+  auto loads = loadsOffloadRuntime(path);
+  return loads && !*loads;
+}
+
 }  // namespace ferry::tools

@@ -20,4 +20,9 @@ Result<std::string> resolveProgram(const std::string& program, int& exitCode);
 // NotFound when that cannot be told: a script, a static executable, or a loader that fails.
 Result<bool> loadsOffloadRuntime(const std::string& path);
 
+// Whether `path` is known never to load libomptarget: a plain (MPI) program, whose ranks are
+// alike, rather than an offload program whose rank 0 runs main. Where that cannot be told
+// (a script), the program is taken for an offload program, as ferry run always did.
+bool knownPlainProgram(const std::string& path);
+
 }  // namespace ferry::tools
