@@ -143,9 +143,7 @@ static int report(const wave_local* L, const options* o, double* times, const ch
          L->dims[0], threads_of(o), o->reps);
   printf("wave2d: seconds median %.6g min %.6g max %.6g, %.1f Mlup/s (tau %.4g, t_end %.4g)\n", median, times[0],
          times[o->reps - 1], mlups, L->pr->tau, (o->steps + 1) * L->pr->tau);
-  if (o->verify)
-    printf("wave2d: verification: max |u - u_ref| = %.3g (tolerance %.3g, max |u_ref| = %.3g): %s%s\n", c->diff,
-           o->tol, c->scale, pass ? "PASS" : "FAIL", c->diff == 0.0 ? " (bitwise equal)" : "");
+  if (o->verify) wave_print_verification("wave2d", c->diff, o->tol, c->scale, pass);
   printf("RESULT {\"variant\":\"%s\",\"depth\":%d,\"schedule\":\"%s\",\"nx\":%d,\"ny\":%d,\"steps\":%d,\"ranks\":%d,"
          "\"px\":%d,\"py\":%d,\"threads\":%d,\"reps\":%d,\"median_s\":%.9g,\"min_s\":%.9g,\"max_s\":%.9g,"
          "\"mlups\":%.6g,\"verified\":%s,\"maxdiff\":%.6g,\"pass\":%s}\n",

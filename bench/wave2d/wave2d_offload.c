@@ -229,9 +229,7 @@ static int report(const band* bands, int k, const wave_problem* pr, const option
          (double)pr->nx * pr->ny * o->steps / r->median * 1e-6);
   if (ferry)
     printf("wave2d_offload: bytes through rank 0 during the steps: %lld (halos go device to device)\n", r->relayed);
-  if (o->verify)
-    printf("wave2d_offload: verification: max |u - u_ref| = %.3g (tolerance %.3g, max |u_ref| = %.3g): %s%s\n", r->diff,
-           o->tol, r->scale, pass ? "PASS" : "FAIL", r->diff == 0.0 ? " (bitwise equal)" : "");
+  if (o->verify) wave_print_verification("wave2d_offload", r->diff, o->tol, r->scale, pass);
   printf("RESULT {\"variant\":\"offload\",\"plugin\":\"%s\",\"devices\":%d,\"device_ranks\":[%s],\"nx\":%d,\"ny\":%d,"
          "\"steps\":%d,\"reps\":%d,\"median_s\":%.9g,\"min_s\":%.9g,\"max_s\":%.9g,\"mlups\":%.6g,\"verified\":%s,"
          "\"maxdiff\":%.6g,\"relayed_bytes\":%lld,\"pass\":%s}\n",

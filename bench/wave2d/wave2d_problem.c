@@ -1,6 +1,7 @@
 /* The problem of wave2d_scheme.h: coefficient, source, time step, and the serial reference
  * that every variant is checked against. Host code, built into both programs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,4 +84,9 @@ double wave_max_abs(const double* a, long n) {
   double m = 0.0;
   for (long i = 0; i < n; ++i) m = fabs(a[i]) > m ? fabs(a[i]) : m;
   return m;
+}
+
+void wave_print_verification(const char* program, double diff, double tol, double scale, int pass) {
+  printf("%s: verification: max |u - u_ref| = %.3g (tolerance %.3g, max |u_ref| = %.3g): %s%s\n", program, diff, tol,
+         scale, pass ? "PASS" : "FAIL", diff == 0.0 ? " (bitwise equal)" : "");
 }

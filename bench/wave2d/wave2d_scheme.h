@@ -95,5 +95,7 @@ int wave_reference(const wave_problem* pr, int steps, double* out);
 double wave_max_diff(const double* a, const double* b, long n);
 /* max |a| over n values: the scale of the check (a zero reference would pass anything). */
 double wave_max_abs(const double* a, long n);
+/* "PROGRAM: verification: max |u - u_ref| = ...: PASS" (or FAIL), the line the tests match. */
+void wave_print_verification(const char* program, double diff, double tol, double scale, int pass);
 
 #endif /* WAVE2D_SCHEME_H */

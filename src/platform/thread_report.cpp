@@ -28,8 +28,8 @@ struct TaskStat {
   bool runnable = false;  // state R: running, or waiting for a CPU
 };
 
-// /proc/PID/task/TID/stat: "tid (comm) state ..." with utime, stime the 14th and 15th
-// fields and the last CPU the 39th; comm may hold spaces and parentheses.
+// /proc/PID/task/TID/stat: "tid (comm) state ..." with the state the 3rd field and the last
+// CPU the 39th; comm may hold spaces and parentheses.
 bool readStat(pid_t pid, int tid, TaskStat& out) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
