@@ -1,5 +1,6 @@
 #include "platform/config.h"
 
+#include <string.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -68,6 +69,12 @@ std::string spelledInOtherCase(const std::string& entry) {
   for (const auto& spec : knobTable())
     if (upper == spec.name) return upper;
   return {};
+}
+
+const KnobSpec* findKnob(const std::string& name) {
+  for (const auto& s : knobTable())
+    if (name == s.name) return &s;
+  return nullptr;
 }
 
 }  // namespace
@@ -143,18 +150,20 @@ Config Config::defaults() {
 Config Config::parse(std::span<const std::string> env) {
   Config cfg = defaults();
   for (const std::string& entry : env) {
+    // The standard's SHMEM_* names are taken where the table lists them; others belong to
+    // other OpenSHMEM libraries and are left alone.
+    if (entry.rfind("SHMEM_", 0) == 0) {
+      if (const KnobSpec* spec = findKnob(entry.substr(0, entry.find('=')))) cfg.take(*spec, entry);
+      continue;
+    }
     if (entry.rfind("FERRY_", 0) != 0) {
       if (std::string upper = spelledInOtherCase(entry); !upper.empty())
         cfg.warnings_.push_back(entry.substr(0, entry.find('=')) + " is ignored: settings are upper case (" + upper +
                                 ")");
       continue;
     }
-    size_t eq = entry.find('=');
-    std::string name = entry.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
-    const KnobSpec* spec = nullptr;
-    for (const auto& s : knobTable())
-      if (name == s.name) spec = &s;
+    std::string name = entry.substr(0, entry.find('='));
+    const KnobSpec* spec = findKnob(name);
     if (!spec) {
       std::string hint = closestKnob(name);
       cfg.warnings_.push_back("unknown setting " + name + " is ignored" +
@@ -162,17 +171,23 @@ Config Config::parse(std::span<const std::string> env) {
                               "; `ferry info --config` lists the settings");
       continue;
     }
-    Value& v = cfg.values_[idx(spec->key)];
-    Value parsed;
-    Status st = parseKnobValue(*spec, value, parsed);
-    if (st) {
-      v = std::move(parsed);
-      v.fromEnv = true;
-    }
-    v.raw = value;
-    v.error = st ? std::string() : st.message();
+    cfg.take(*spec, entry);
   }
   return cfg;
+}
+
+void Config::take(const KnobSpec& spec, const std::string& entry) {
+  size_t eq = entry.find('=');
+  std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+  Value& v = values_[idx(spec.key)];
+  Value parsed;
+  Status st = parseKnobValue(spec, value, parsed);
+  if (st) {
+    v = std::move(parsed);
+    v.fromEnv = true;
+  }
+  v.raw = value;
+  v.error = st ? std::string() : st.message();
 }
 
 Status Config::status() const {
@@ -192,7 +207,7 @@ std::vector<std::string> Config::environmentEntries() {
   std::vector<std::string> env;
   // Any case: a setting spelled ferry_timeout is warned about, not silently ignored.
   for (char** e = environ; e && *e; ++e)
-    if (strncasecmp(*e, "FERRY_", 6) == 0) env.emplace_back(*e);
+    if (strncasecmp(*e, "FERRY_", 6) == 0 || strncmp(*e, "SHMEM_", 6) == 0) env.emplace_back(*e);
   return env;
 }
 

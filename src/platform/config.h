@@ -1,4 +1,5 @@
-// The one registry of FERRY_* settings. Every knob is declared once, in config_table.cpp,
+// The one registry of FERRY_* settings (and of the SHMEM_* names the OpenSHMEM standard
+// defines, which the library honours under their own names). Every knob is declared once, in config_table.cpp,
 // with its type, default and help text; `ferry info --config` prints that table.
 // Invalid values are rejected with a message that names the variable, and FERRY_* names
 // that are not in the table draw a warning with the closest known name.
@@ -54,6 +55,11 @@ enum class Knob : uint16_t {
   CollLeaders,
   CollAllocMem,
   CollRegCache,
+  // OpenSHMEM (src/shmem; docs/shmem.md): the standard's own SHMEM_* names.
+  ShmemSymmetricSize,
+  ShmemVersion,
+  ShmemInfo,
+  ShmemDebug,
   // Read by the scripts only (scripts/test.sh, fuzz.sh, sanitize.sh), listed so that a value
   // set for them is no unknown setting to the jobs they run.
   TestJobs,
@@ -96,7 +102,7 @@ class Config {
   static Config parse(std::span<const std::string> env);
   // parse(), failing with one message per invalid variable where there is any.
   static Result<Config> fromEntries(std::span<const std::string> env);
-  // The FERRY_* entries of this process's environment.
+  // The FERRY_* (and SHMEM_*) entries of this process's environment.
   static std::vector<std::string> environmentEntries();
   static Config defaults();
 
@@ -120,6 +126,8 @@ class Config {
  private:
   static size_t idx(Knob k) { return static_cast<size_t>(k); }
   Config();
+  // Parses one "NAME=VALUE" entry of a known knob into its value (or its error).
+  void take(const KnobSpec& spec, const std::string& entry);
   std::vector<Value> values_;
   std::vector<std::string> warnings_;
 

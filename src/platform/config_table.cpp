@@ -137,6 +137,16 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::CollRegCache, "FERRY_COLL_REG_CACHE", KnobType::Size, "4G", nullptr, 0, kNoLimit, "coll",
      "Most bytes of peers' memory each rank keeps mapped for the allreduce (registration cache); "
      "the least recently used mappings are dropped beyond it"},
+    {Knob::ShmemSymmetricSize, "SHMEM_SYMMETRIC_SIZE", KnobType::Size, "128M", nullptr, 64 << 10, 1LL << 40,
+     "shmem",
+     "OpenSHMEM: the symmetric heap of each PE (shmem_malloc and friends). The PEs of a node share one "
+     "segment of this size times their number; pages are backed only once touched"},
+    {Knob::ShmemVersion, "SHMEM_VERSION", KnobType::Bool, "0", nullptr, 0, 0, "shmem",
+     "OpenSHMEM: PE 0 prints the library's name and the standard's version at shmem_init"},
+    {Knob::ShmemInfo, "SHMEM_INFO", KnobType::Bool, "0", nullptr, 0, 0, "shmem",
+     "OpenSHMEM: PE 0 prints the SHMEM settings (`ferry info --config` lists all) at shmem_init"},
+    {Knob::ShmemDebug, "SHMEM_DEBUG", KnobType::Bool, "0", nullptr, 0, 0, "shmem",
+     "OpenSHMEM: debug log lines of the shmem subsystem (as FERRY_LOG=debug,shmem)"},
     {Knob::TestJobs, "FERRY_TEST_JOBS", KnobType::Int, "2", nullptr, 1, 1024, "scripts",
      "scripts/test.sh, fuzz.sh and sanitize.sh: how many builds and tests run at once. Read by the "
      "scripts only; Ferry's programs ignore it"},

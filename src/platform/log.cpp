@@ -22,7 +22,7 @@ struct NamedSub { const char* name; uint32_t bit; };
 constexpr NamedSub kSubs[] = {{"init", Init},       {"config", Config},   {"comm", Comm},
                               {"shm", Shm},         {"offload", Offload}, {"service", Service},
                               {"coll", Coll},       {"bench", Bench},     {"bind", Bind},
-                              {"all", All}};
+                              {"shmem", Shmem},     {"all", All}};
 constexpr const char* kLevelNames[] = {"none", "error", "warn", "info", "debug", "trace"};
 constexpr const char* kLevelTags[] = {"", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"};
 

@@ -25,6 +25,7 @@ enum Sub : uint32_t {
   Coll = 1u << 6,
   Bench = 1u << 7,
   Bind = 1u << 8,
+  Shmem = 1u << 9,
   All = 0xffffffffu,
 };
 

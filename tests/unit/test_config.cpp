@@ -11,10 +11,23 @@ namespace {
 
 Result<Config> load(std::vector<std::string> env) { return Config::fromEntries(env); }
 
+TEST(ConfigTable, ShmemNamesAreTakenAndOthersLeftAlone) {
+  auto cfg = load({"SHMEM_SYMMETRIC_SIZE=64M", "SHMEM_OFI_PROVIDER=tcp", "SHMEM_DEBUG=1"});
+  ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
+  EXPECT_EQ(cfg->size(Knob::ShmemSymmetricSize), 64u << 20);
+  EXPECT_TRUE(cfg->flag(Knob::ShmemDebug));
+  EXPECT_TRUE(cfg->warnings().empty());  // another library's SHMEM_* name is not ours to warn about
+  auto bad = load({"SHMEM_SYMMETRIC_SIZE=lots"});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().message().find("SHMEM_SYMMETRIC_SIZE"), std::string::npos) << bad.status().message();
+}
+
 TEST(ConfigTable, EveryKnobIsWellFormed) {
   std::set<std::string> names;
   for (const auto& k : knobTable()) {
-    EXPECT_EQ(std::string(k.name).rfind("FERRY_", 0), 0u) << k.name;
+    // FERRY_*, or one of the OpenSHMEM standard's own SHMEM_* names.
+    std::string name = k.name;
+    EXPECT_TRUE(name.rfind("FERRY_", 0) == 0 || name.rfind("SHMEM_", 0) == 0) << k.name;
     EXPECT_TRUE(names.insert(k.name).second) << "duplicate " << k.name;
     EXPECT_GT(std::string(k.help).size(), 20u) << k.name << " needs help text";
     Config::Value v;

@@ -153,9 +153,10 @@ void addOpenMpiOptions(const LaunchSpec& spec, std::vector<std::string>& argv,
   // Local ranks inherit the environment; -x carries it to other nodes too.
   argv.insert(argv.end(), {"-x", "LD_LIBRARY_PATH"});
   if (!spec.preload.empty()) argv.insert(argv.end(), {"-x", "LD_PRELOAD"});
-  // OMP_* too: OMP_NUM_THREADS, say, sizes the kernels of serving ranks.
+  // OMP_* too: OMP_NUM_THREADS, say, sizes the kernels of serving ranks; SHMEM_* the
+  // OpenSHMEM library's heap.
   for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "FERRY_", 6) == 0 || std::strncmp(*e, "OMP_", 4) == 0)
+    if (std::strncmp(*e, "FERRY_", 6) == 0 || std::strncmp(*e, "OMP_", 4) == 0 || std::strncmp(*e, "SHMEM_", 6) == 0)
       argv.insert(argv.end(), {"-x", std::string(*e).substr(0, std::strchr(*e, '=') - *e)});
 }
 
