@@ -2,7 +2,8 @@
 # check_layers.sh SRC_DIR
 # Fails when a layer uses a layer it must not depend on, by #include or by CMake link.
 # Layers (docs/architecture.md): platform <- comm <- service <- offload <- tools, and
-# platform <- comm <- coll: the collectives use the platform and communication layers only.
+# platform <- comm <- coll and platform <- comm <- shmem: the collectives and OpenSHMEM use the
+# platform and communication layers only.
 src="$1"
 status=0
 forbid() {  # forbid <layer> <layers it must not use...>
@@ -19,9 +20,10 @@ forbid() {  # forbid <layer> <layers it must not use...>
     fi
   done
 }
-forbid platform comm service offload coll tools
-forbid comm service offload coll tools
-forbid service offload coll tools
-forbid offload coll tools
-forbid coll service offload tools
+forbid platform comm service offload coll shmem tools
+forbid comm service offload coll shmem tools
+forbid service offload coll shmem tools
+forbid offload coll shmem tools
+forbid coll service offload shmem tools
+forbid shmem service offload coll tools
 exit $status
