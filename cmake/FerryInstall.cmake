@@ -5,6 +5,8 @@
 #   include/ferry/*.h                           public C headers
 #   <libdir>/cmake/Ferry/FerryConfig.cmake      find_package(Ferry)
 #   <libdir>/pkgconfig/ferry.pc                 pkg-config ferry
+#   <libdir>/libferry-shmem.so, include/ferry/shmem/shmem.h, bin/oshcc, oshc++, oshrun
+#   <libdir>/pkgconfig/ferry-shmem.pc           pkg-config ferry-shmem (OpenSHMEM)
 include(CMakePackageConfigHelpers)
 set(FERRY_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Ferry)
 set(FERRY_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/${FERRY_PLUGIN_SUBDIR})
@@ -44,6 +46,36 @@ if(TARGET ferry_coll)
     set(FERRY_PC_REQUIRES "Requires: mpich")
   else()
     set(FERRY_PC_REQUIRES "Requires: ompi-c")
+  endif()
+endif()
+# ------------------------------------------------------------------------------------------
+
+# ---- OpenSHMEM: libferry-shmem, shmem.h, oshcc/oshc++/oshrun (src/shmem, docs/shmem.md) ----
+if(TARGET ferry_shmem)
+  set_target_properties(ferry_shmem PROPERTIES SKIP_BUILD_RPATH ON)
+  install(TARGETS ferry_shmem LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  list(APPEND FERRY_EXPORTED_TARGETS ferry_shmem)
+  set_target_properties(ferry_shmem PROPERTIES EXPORT_NAME shmem)
+  # The wrappers again, pointing into the install tree; the headers go with include/ferry.
+  set(FERRY_SHMEM_INCLUDE_DIR ${CMAKE_INSTALL_FULL_INCLUDEDIR}/ferry/shmem)
+  set(FERRY_SHMEM_LIB_DIR ${CMAKE_INSTALL_FULL_LIBDIR})
+  set(FERRY_SHMEM_MPIEXEC ${MPIEXEC_EXECUTABLE})
+  foreach(tool oshcc oshc++ oshrun)
+    set(FERRY_SHMEM_WRAPPED ${MPI_C_COMPILER})
+    if(tool STREQUAL "oshc++")
+      set(FERRY_SHMEM_WRAPPED ${MPI_CXX_COMPILER})
+    endif()
+    set(template oshcc.in)
+    if(tool STREQUAL "oshrun")
+      set(template oshrun.in)
+    endif()
+    configure_file(${PROJECT_SOURCE_DIR}/src/shmem/tools/${template} ${PROJECT_BINARY_DIR}/install-tools/${tool} @ONLY)
+    install(PROGRAMS ${PROJECT_BINARY_DIR}/install-tools/${tool} DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endforeach()
+  if(FERRY_MPI_FLAVOR STREQUAL "mpich")
+    set(FERRY_SHMEM_PC_REQUIRES "Requires: mpich")
+  else()
+    set(FERRY_SHMEM_PC_REQUIRES "Requires: ompi-c")
   endif()
 endif()
 # ------------------------------------------------------------------------------------------
@@ -88,3 +120,7 @@ file(RELATIVE_PATH FERRY_PC_UP ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/p
 string(REGEX REPLACE "/$" "" FERRY_PC_UP "${FERRY_PC_UP}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ferry.pc.in ${PROJECT_BINARY_DIR}/ferry.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ferry.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET ferry_shmem)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/ferry-shmem.pc.in ${PROJECT_BINARY_DIR}/ferry-shmem.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/ferry-shmem.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

@@ -27,6 +27,14 @@ grep -q "FERRY_EXECUTABLE=$prefix/bin/ferry" "$work/ferry_locations.txt"
 LD_LIBRARY_PATH="$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir ferry):${LD_LIBRARY_PATH:-}" \
   "$mpiexec" -n 2 "$work/uses_pkgconfig"
 
+# OpenSHMEM: the package's target, pkg-config, and the installed oshcc and oshrun.
+"$mpiexec" -n 2 "$work/uses_shmem" | grep -c "shmem ok" | grep -qx 2
+LD_LIBRARY_PATH="$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir ferry-shmem):${LD_LIBRARY_PATH:-}" \
+  "$mpiexec" -n 2 "$work/uses_shmem_pkgconfig" | grep -c "shmem ok" | grep -qx 2
+"$prefix/bin/oshcc" "$src/tests/install/consumer/uses_shmem.c" -o "$work/uses_shmem_oshcc"
+"$prefix/bin/oshrun" -n 3 "$work/uses_shmem_oshcc" | grep -c "shmem ok" | grep -qx 3
+echo "shmem: package, pkg-config, oshcc and oshrun"
+
 # The public headers compile as strict C and C++, warnings as errors.
 for hdr in ferry_offload.h ferry_coll.h; do
   printf '#include <ferry/%s>\nint main(void) { return 0; }\n' "$hdr" > "$work/header.c"
@@ -35,7 +43,14 @@ for hdr in ferry_offload.h ferry_coll.h; do
       -c "$work/header.c" -o "$work/header.o"
   done
 done
-echo "headers: strict C99 with gcc and $clang"
+printf '#include <shmem.h>\n#include <shmemx.h>\nint main(void) { return 0; }\n' > "$work/shmem_header.c"
+for std in c99 c11; do
+  for cc in gcc "$clang"; do
+    "$cc" -std=$std -Wall -Wextra -pedantic -Werror $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags ferry-shmem) \
+      -c "$work/shmem_header.c" -o "$work/header.o"
+  done
+done
+echo "headers: strict C99 with gcc and $clang; shmem.h as C99 and C11"
 
 # The installed CLI finds the installed plugin, and an offload program runs through it.
 "$clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$prefix/include" "$src/examples/heat_demo.c" -o "$work/heat_demo" -lm

@@ -88,6 +88,8 @@ inline bool refusedForSettings(const char* command) {
 // failure it says why, as `command`, and returns nullptr (the command then exits 1).
 // Defined in cmd_info.cpp.
 comm::World* openWorld(const char* command);
+// ferry info --shmem (info_shmem.cpp).
+int printShmemInfo();
 
 Command addEnvCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
