@@ -57,8 +57,9 @@ if(TARGET ferry_shmem)
   list(APPEND FERRY_EXPORTED_TARGETS ferry_shmem)
   set_target_properties(ferry_shmem PROPERTIES EXPORT_NAME shmem)
   # The wrappers again, pointing into the install tree; the headers go with include/ferry.
-  set(FERRY_SHMEM_INCLUDE_DIR ${CMAKE_INSTALL_FULL_INCLUDEDIR}/ferry/shmem)
-  set(FERRY_SHMEM_LIB_DIR ${CMAKE_INSTALL_FULL_LIBDIR})
+  # Relative to the prefix the script finds from where it is (oshcc.in): an install moves.
+  set(FERRY_SHMEM_INCLUDE_DIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}/ferry/shmem")
+  set(FERRY_SHMEM_LIB_DIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
   set(FERRY_SHMEM_MPIEXEC ${MPIEXEC_EXECUTABLE})
   foreach(tool oshcc oshc++ oshrun)
     set(FERRY_SHMEM_WRAPPED ${MPI_C_COMPILER})
