@@ -15,6 +15,7 @@ namespace {
 
 // MPI counts are int: larger collectives go in pieces of this many bytes (or elements).
 constexpr size_t kMaxCount = size_t{1} << 30;
+constexpr size_t kOverlapBytes = 16 << 10;
 
 int check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) [[likely]]
@@ -77,11 +78,22 @@ int broadcast(Team* team, void* dest, const void* source, size_t bytes, int root
   if (!team) return -1;
   checkPe(call, root, team->nPes, team->name);
   bool isRoot = team->myPe == root;
-  if (isRoot && toRoot && dest != source) std::memmove(dest, source, bytes);
   auto* buf = static_cast<uint8_t*>(isRoot ? const_cast<void*>(source) : dest);
+  // The root's own copy (the 1.5 team form updates its dest too) runs while the others
+  // receive: a single-copy transport reads the source meanwhile.
+  // Below kOverlapBytes the copy is shorter than what a non-blocking call costs. The choice
+  // depends on the size alone: every PE must call the same collective (Bcast or Ibcast).
+  bool copy = isRoot && toRoot && dest != source;
+  if (bytes < kOverlapBytes) {
+    if (copy) std::memmove(dest, source, bytes);
+    return check(MPI_Bcast(buf, static_cast<int>(bytes), MPI_BYTE, root, team->comm), "MPI_Bcast (shmem_broadcast)");
+  }
   for (size_t at = 0; at < bytes; at += kMaxCount) {
     int n = static_cast<int>(std::min(kMaxCount, bytes - at));
-    if (check(MPI_Bcast(buf + at, n, MPI_BYTE, root, team->comm), "MPI_Bcast (shmem_broadcast)")) return -1;
+    MPI_Request req;
+    if (check(MPI_Ibcast(buf + at, n, MPI_BYTE, root, team->comm, &req), "MPI_Ibcast (shmem_broadcast)")) return -1;
+    if (copy) std::memmove(static_cast<uint8_t*>(dest) + at, buf + at, static_cast<size_t>(n));
+    if (check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait (shmem_broadcast)")) return -1;
   }
   return 0;
 }
