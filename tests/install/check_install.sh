@@ -33,7 +33,10 @@ LD_LIBRARY_PATH="$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir ferry-shm
   "$mpiexec" -n 2 "$work/uses_shmem_pkgconfig" | grep -c "shmem ok" | grep -qx 2
 "$prefix/bin/oshcc" "$src/tests/install/consumer/uses_shmem.c" -o "$work/uses_shmem_oshcc"
 "$prefix/bin/oshrun" -n 3 "$work/uses_shmem_oshcc" | grep -c "shmem ok" | grep -qx 3
-echo "shmem: package, pkg-config, oshcc and oshrun"
+# oshc++: the same program as C++.
+"$prefix/bin/oshc++" -x c++ "$src/tests/install/consumer/uses_shmem.c" -o "$work/uses_shmem_oshcxx"
+"$prefix/bin/oshrun" -n 2 "$work/uses_shmem_oshcxx" | grep -c "shmem ok" | grep -qx 2
+echo "shmem: package, pkg-config, oshcc, oshc++ and oshrun"
 
 # The public headers compile as strict C and C++, warnings as errors.
 for hdr in ferry_offload.h ferry_coll.h; do
