@@ -63,8 +63,10 @@ def command(a):
 
 
 def run_once(a, layout, log):
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               MPIR_CVAR_POLLS_BEFORE_YIELD="1", **LAYOUTS[layout])
+    # The caller's FERRY_VIRTUAL_NODES would turn the one-node layout into another.
+    env = {k: v for k, v in os.environ.items() if k != "FERRY_VIRTUAL_NODES"}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", MPIR_CVAR_POLLS_BEFORE_YIELD="1",
+               **LAYOUTS[layout])
     cmd = command(a)
     log.append(" ".join(f"{k}={v}" for k, v in LAYOUTS[layout].items()) + " $ " + shlex.join(cmd))
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
