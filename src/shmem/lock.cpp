@@ -1,6 +1,8 @@
 // shmem_set_lock and friends: a ticket lock in PE 0's copy of the symmetric long. The high
 // 32 bits hand out tickets, the low 32 bits name the ticket served; PEs acquire in the order
 // they asked, so none starves.
+#include <sched.h>
+
 #include <cstdint>
 
 #include "shmem/api.h"
@@ -46,8 +48,12 @@ void clearLock(long* lock) {
 int testLock(long* lock) {
   const char* call = "shmem_test_lock";
   uint64_t v = fetch(lock, call);
-  if (((v >> 32) & kServing) != (v & kServing)) return 1;  // held, or others wait
-  if (!compareSwap(lock, v, v + kTicket, call)) return 1;
+  // A failed attempt yields: programs spin on shmem_test_lock, and with more threads than
+  // cores the spinners starved the holder (SOS's mt_locking, 16 threads per PE on 2 cores).
+  if (((v >> 32) & kServing) != (v & kServing) || !compareSwap(lock, v, v + kTicket, call)) {
+    sched_yield();
+    return 1;
+  }
   waitDone();
   return 0;
 }

@@ -453,5 +453,39 @@ TEST(AmoStatic, FetchIncAndOrOnGlobals) {
   }
 }
 
+// A PE that polls its own variable with atomic fetches must see another PE's atomic set of
+// it: the poller is inside SHMEM calls all along, so the set must complete (with Open MPI's
+// osc/ucx it did not, until an atomic aimed at the PE itself progressed MPI). Both the
+// static-data path (always MPI) and the heap (MPI across nodes) are polled. The bound is
+// generous: a hang shows as a CTest timeout.
+int gPolled = -1;  // symmetric: static data
+
+void pollOwnVariable(int* var) {
+  const int me = myPe(), n = nPes();
+  if (n < 2) GTEST_SKIP() << "needs a second PE to set the variable";
+  *var = -1;
+  shmem_barrier_all();
+  if (me == 0) {
+    pauseMs(20);  // PE 1 is polling by now
+    shmem_int_atomic_set(var, 7, 1);
+  } else if (me == 1) {
+    while (shmem_int_atomic_fetch(var, 1) != 7) {
+    }
+  }
+  shmem_barrier_all();
+  if (me == 1) {
+    EXPECT_EQ(*var, 7);
+  }
+}
+
+TEST(AmoProgress, FetchPollingOwnStaticSeesAnotherPesSet) { pollOwnVariable(&gPolled); }
+
+TEST(AmoProgress, FetchPollingOwnHeapWordSeesAnotherPesSet) {
+  auto* var = static_cast<int*>(shmem_malloc(sizeof(int)));
+  ASSERT_NE(var, nullptr);
+  pollOwnVariable(var);
+  shmem_free(var);
+}
+
 }  // namespace
 }  // namespace ferry::shmem::testing
