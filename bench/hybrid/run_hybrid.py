@@ -23,6 +23,9 @@ import shlex
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from build_cache import cache_value  # noqa: E402  (bench/build_cache.py)
 import time
 
 STUDIES = ["bandwidth", "schedule", "false-sharing", "compute", "binding"]
@@ -30,17 +33,6 @@ STUDIES = ["bandwidth", "schedule", "false-sharing", "compute", "binding"]
 
 def program(a):
     return os.path.join(a.build, "bin", "hybrid_bench")
-
-
-def cache_value(build, name, default=""):
-    try:
-        with open(os.path.join(build, "CMakeCache.txt")) as f:
-            for line in f:
-                if line.startswith(name + ":"):
-                    return line.split("=", 1)[1].strip()
-    except OSError:
-        pass
-    return default
 
 
 def base_env():

@@ -27,6 +27,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from build_cache import launcher, mpi_flavour  # noqa: E402  (bench/build_cache.py)
+
 LAYOUTS = {"one_node": {}, "vnodes2": {"FERRY_VIRTUAL_NODES": "2"}}
 
 # Problem sizes: (full, --quick). Stencil: (N, iterations); BFS: (scale, edge factor, roots).
@@ -35,29 +38,8 @@ WEAK = {"stencil2d": ((1024, 200), (512, 50)), "bfs": ((15, 16, 4), (13, 16, 2))
 RATE = {"stencil2d": ("mlups", "MLUP/s"), "bfs": ("teps", "TEPS")}
 
 
-def cache_value(build, name, default=""):
-    try:
-        with open(os.path.join(build, "CMakeCache.txt")) as f:
-            for line in f:
-                if line.startswith(name + ":"):
-                    return line.split("=", 1)[1].strip()
-    except OSError:
-        pass
-    return default
-
-
-def launcher(a):
-    return cache_value(a.build, "MPIEXEC_EXECUTABLE", "mpiexec")
-
-
 def flavour(a):
-    """mpich or openmpi, from the launcher the build uses (Hydra names itself)."""
-    try:
-        version = subprocess.run([launcher(a), "--version"], capture_output=True, text=True).stdout
-    except OSError as e:
-        sys.exit(f"run_pgas_apps: cannot start the launcher {launcher(a)!r} (MPIEXEC_EXECUTABLE of "
-                 f"{a.build}/CMakeCache.txt): {e}")
-    return "mpich" if "HYDRA" in version.upper() else "openmpi"
+    return mpi_flavour(a.build, "run_pgas_apps")
 
 
 def cores():
@@ -77,7 +59,7 @@ def problem(app, scaling, pes, quick):
 
 def run_once(a, app, pes, layout, args, log):
     """One run: the fields of the program's result line (key=value), checked."""
-    cmd = [launcher(a), "-n", str(pes)]
+    cmd = [launcher(a.build), "-n", str(pes)]
     if a.flavour != "mpich":
         cmd.append("--oversubscribe")
     cmd += shlex.split(a.launcher_args) + [os.path.join(a.build, "bin", "pgas_" + app)] + args
@@ -184,7 +166,7 @@ def write(rows, lines, log, a):
         w.writerows(rows)
     with open(os.path.join(a.out, "environment.txt"), "w") as f:
         f.write(f"{platform.node()} {platform.machine()} {cores()} cores; load average (1 min) at the start "
-                f"{a.load_before:.2f}, at the end {os.getloadavg()[0]:.2f}; MPI: {a.flavour} ({launcher(a)}); reps {a.reps}"
+                f"{a.load_before:.2f}, at the end {os.getloadavg()[0]:.2f}; MPI: {a.flavour} ({launcher(a.build)}); reps {a.reps}"
                 f"{' (quick)' if a.quick else ''}; PEs up to {a.max_pes}\n")
         f.write("\n".join(log) + "\n")
 

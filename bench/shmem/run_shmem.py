@@ -20,6 +20,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from build_cache import launcher, mpi_flavour  # noqa: E402  (bench/build_cache.py)
+
 LAYOUTS = {"one_node": {}, "vnodes2": {"FERRY_VIRTUAL_NODES": "2"}}
 # (test, layout kind, bound, what): latency-like bounds on ferry/baseline time, bandwidth-like
 # on baseline/ferry time (= ferry's rate as a share of the baseline's), absolute in µs.
@@ -33,26 +36,12 @@ TARGETS = [
 ]
 
 
-def cache_value(build, name, default=""):
-    try:
-        with open(os.path.join(build, "CMakeCache.txt")) as f:
-            for line in f:
-                if line.startswith(name + ":"):
-                    return line.split("=", 1)[1].strip()
-    except OSError:
-        pass
-    return default
-
-
 def flavour(a):
-    """mpich or openmpi, from the launcher the build uses (Hydra names itself)."""
-    mpiexec = cache_value(a.build, "MPIEXEC_EXECUTABLE", "mpiexec")
-    version = subprocess.run([mpiexec, "--version"], capture_output=True, text=True).stdout
-    return "mpich" if "HYDRA" in version.upper() else "openmpi"
+    return mpi_flavour(a.build, "run_shmem")
 
 
 def command(a):
-    cmd = [cache_value(a.build, "MPIEXEC_EXECUTABLE", "mpiexec"), "-n", "2"]
+    cmd = [launcher(a.build), "-n", "2"]
     if flavour(a) != "mpich":
         cmd.append("--oversubscribe")
     cmd.append(os.path.join(a.build, "bin", "shmem_bench"))
