@@ -124,10 +124,7 @@ void amo(Ctx* ctx, AmoOp op, AmoType type, void* target, const void* operand, co
   // An atomic on this PE's own memory is how programs poll a variable that other PEs
   // update with atomics; Open MPI's osc/ucx completes those only while this PE enters MPI's
   // progress, which an operation aimed at itself does not (SOS's set_fetch hung).
-  if (t.pe == r.me) {
-    int flag = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, r.comm, &flag, MPI_STATUS_IGNORE);
-  }
+  if (t.pe == r.me) probeProgress(r);
   mpiAmo(t, op, type.size, operand, compare, result, nbi, call);
 }
 

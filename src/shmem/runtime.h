@@ -66,6 +66,9 @@ Runtime* runtimeIfUp();
 // A misuse of the API: logged with the call, this PE and its host, and what to change; then
 // the job ends (shmem_global_exit), since carrying on would corrupt memory or hang.
 [[noreturn]] void misuse(const char* call, const std::string& what);
+// Enters MPI's progress engine once (an MPI_Iprobe on SHMEM's communicator): libraries
+// without asynchronous progress complete other PEs' RMA into this one only then (wait.cpp).
+void probeProgress(const Runtime& r);
 // Checks that `pe` names a PE of a team of `n` PEs.
 void checkPe(const char* call, int pe, int n, const char* teamName);
 

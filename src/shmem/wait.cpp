@@ -27,8 +27,7 @@ thread_local WaitState tWait;
 // without asynchronous progress), and the window's memory view to be synchronised.
 void progress(Runtime& r) {
   if (r.heapWin == MPI_WIN_NULL) return;  // a lone PE
-  int flag = 0;
-  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, r.comm, &flag, MPI_STATUS_IGNORE);
+  probeProgress(r);
   MPI_Win_sync(r.heapWin);
   if (r.dataWin != MPI_WIN_NULL) MPI_Win_sync(r.dataWin);
 }
@@ -39,6 +38,11 @@ void progress(Runtime& r) {
 bool progressDue(const Runtime& r, uint32_t step) { return r.multiNode || !r.cma || step % 8 == 0; }
 
 }  // namespace
+
+void probeProgress(const Runtime& r) {
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, r.comm, &flag, MPI_STATUS_IGNORE);
+}
 
 void waitStep(const void* ivar, const char* call) {
   Runtime& r = rt(call);
