@@ -21,6 +21,7 @@ foreach(slot x86_64 cuda)
                  \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${FERRY_INSTALL_PLUGINDIR}/libomptarget.rtl.${slot}.so)")
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ferry DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Ferry::headers: the public C headers (ferry_offload.h needs only libdl).
 add_library(ferry_headers INTERFACE)
