@@ -191,10 +191,12 @@ void World::abortForLostRank(int rank) {
   abortJob();
 }
 
-void World::abortJob() {
+void World::abortJob(int code) {
   removeOpenMpRegistrations(true);  // the launcher's SIGKILL gives the node's ranks no chance to
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::_Exit(1);  // MPI_Abort does not return; should it, this process still ends
+  std::fflush(nullptr);
+  usleep(200 * 1000);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; should it, this process still ends
 }
 
 Status World::finalize(LivenessResponder* responder) {

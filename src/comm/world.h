@@ -74,7 +74,11 @@ class World {
   // process manager (PMI_Abort), which ends the job. Hydra hid this by ending the job as soon
   // as a rank died; under srun, which lets the other tasks run on, rank 0 named the dead rank
   // and then hung in MPI_Abort.
-  [[noreturn]] static void abortJob();
+  // The error line that explains the abort was just written to a pipe the launcher forwards
+  // asynchronously: told to abort at once, MPICH's Hydra dropped that line about one time in
+  // thirty under load (a CI failure of offload.fail.reply_send_fails). So stdio is flushed
+  // and the launcher gets a moment first; this is the error path, and 200 ms is nothing there.
+  [[noreturn]] static void abortJob(int code = 1);
 
   // Ends MPI if Ferry started it. Safe to call more than once. With `responder`, every rank
   // of the job calls it: the responders stop together, once no probe is on its way to one.
