@@ -78,7 +78,9 @@ TEST(DeviceAllocator, RandomWorkloadKeepsBlocksDisjoint) {
       auto p = a.allocate(n);
       if (!p) continue;
       auto next = live.lower_bound(*p);
-      if (next != live.end()) ASSERT_LE(*p + n, next->first) << "overlaps the next block";
+      if (next != live.end()) {
+        ASSERT_LE(*p + n, next->first) << "overlaps the next block";
+      }
       if (next != live.begin()) {
         auto prev = std::prev(next);
         ASSERT_LE(prev->first + prev->second, *p) << "overlaps the previous block";
