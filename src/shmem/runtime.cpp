@@ -10,6 +10,7 @@
 
 #include "comm/mpi_check.h"
 #include "platform/config.h"
+#include "platform/init.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 #include "shmem/api.h"
@@ -165,7 +166,9 @@ int init(int requested, int* provided) {
     if (provided) *provided = gRt->threadLevel;
     return 0;
   }
-  Status cfg = initGlobalConfig();
+  // The platform's start (the registry, FERRY_LOG and its file, FERRY_TRACE, the warnings
+  // about unknown FERRY_* names), as the offload plugin and the collectives start it.
+  Status cfg = initPlatform();
   if (config().flag(Knob::ShmemDebug) && !config().isSet(Knob::Log)) (void)log::configure("debug,shmem");
   if (!cfg) {
     log::error(log::Shmem, "shmem_init: %s", cfg.message().c_str());
@@ -220,18 +223,13 @@ void finalize() {
 
 void globalExit(int status) {
   log::debug(log::Shmem, "shmem_global_exit(%d)", status);
-  std::fflush(stdout);
-  MPI_Abort(MPI_COMM_WORLD, status);
-  std::_Exit(status);
+  comm::World::abortJob(status);  // so that what the program printed last still arrives
 }
 
 void misuse(const char* call, const std::string& what) {
   Runtime& r = rt(call);
   log::error(log::Shmem, "%s on PE %d of %d (host %s): %s", call, r.me, r.npes, r.host().c_str(), what.c_str());
-  // The launcher forwards the line asynchronously; MPICH's Hydra, told to abort at once,
-  // lost it about one time in thirty under load. A moment first: this is the error path.
-  usleep(200 * 1000);
-  comm::World::abortJob();
+  comm::World::abortJob();  // which gives the launcher time to forward this line
 }
 
 void checkPe(const char* call, int pe, int n, const char* teamName) {
