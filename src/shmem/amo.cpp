@@ -8,18 +8,13 @@
 #include <mutex>
 
 #include "comm/mpi_check.h"
+#include "platform/log.h"
 #include "shmem/api.h"
 #include "shmem/target.h"
 #include "shmem/team.h"
 
 namespace ferry::shmem {
 namespace {
-
-// Operands of non-blocking fetching atomics: MPI reads them until the operation completes,
-// after the call that passed them by value has returned. Freed at quiet.
-std::mutex gOperandsMutex;
-std::deque<std::array<uint64_t, 2>> gOperands;
-std::atomic<size_t> gKeptOperands{0};  // gOperands.size(), readable without the lock
 
 bool fetches(AmoOp op) {
   return op != AmoOp::Set && op != AmoOp::Add && op != AmoOp::And && op != AmoOp::Or && op != AmoOp::Xor;
@@ -70,21 +65,21 @@ MPI_Op mpiOp(AmoOp op) {
 
 // Operands MPI may read after the call returns (non-blocking fetches, and every
 // non-fetching op) are copied into storage kept until quiet; past kMaxKeptOperands the
-// call quiets first, so that a program that never quiets holds a bounded amount. The lock
-// keeps a quiet on another thread from freeing them between here and the MPI call.
+// call quiets its context first, so that a program that never quiets holds a bounded amount.
 constexpr size_t kMaxKeptOperands = 4096;
 bool keepsOperands(AmoOp op, bool nbi) { return nbi || !fetches(op); }
 
-void mpiAmo(const Target& t, AmoOp op, uint8_t size, const void* operand, const void* compare, void* result, bool nbi,
-            const char* call) {
+void mpiAmo(Ctx* ctx, const Target& t, AmoOp op, uint8_t size, const void* operand, const void* compare, void* result,
+            bool nbi, const char* call) {
   MPI_Datatype type = size == 8 ? MPI_UINT64_T : MPI_UINT32_T;
   uint64_t scratch = 0;
-  if (keepsOperands(op, nbi) && gKeptOperands.load(std::memory_order_relaxed) >= kMaxKeptOperands) quiet(nullptr);
+  Pending& p = pendingOf(ctx);
+  if (keepsOperands(op, nbi) && p.kept.load(std::memory_order_relaxed) >= kMaxKeptOperands) quiet(ctx);
   std::unique_lock<std::mutex> lock;
   if (keepsOperands(op, nbi)) {
-    lock = std::unique_lock(gOperandsMutex);
-    auto& kept = gOperands.emplace_back();
-    gKeptOperands.store(gOperands.size(), std::memory_order_relaxed);
+    lock = std::unique_lock(p.operandsMutex);
+    auto& kept = p.operands.emplace_back();
+    p.kept.store(p.operands.size(), std::memory_order_relaxed);
     if (operand) std::memcpy(&kept[0], operand, size);
     if (compare) std::memcpy(&kept[1], compare, size);
     operand = &kept[0];
@@ -97,7 +92,7 @@ void mpiAmo(const Target& t, AmoOp op, uint8_t size, const void* operand, const 
     rc = MPI_Fetch_and_op(operand ? operand : &scratch, result, type, t.pe, t.disp, mpiOp(op), t.win);
   else
     rc = MPI_Accumulate(operand, 1, type, t.pe, t.disp, 1, type, mpiOp(op), t.win);
-  markPending(t);
+  markPending(p, t);
   if (lock) lock.unlock();
   if (rc != MPI_SUCCESS) misuse(call, comm::mpiStatus(rc, "an MPI atomic", t.pe).message());
   // A blocking fetch returns its value: remote completion. The others complete at quiet
@@ -125,26 +120,35 @@ void amo(Ctx* ctx, AmoOp op, AmoType type, void* target, const void* operand, co
   // update with atomics; Open MPI's osc/ucx completes those only while this PE enters MPI's
   // progress, which an operation aimed at itself does not (SOS's set_fetch hung).
   if (t.pe == r.me) probeProgress(r);
-  mpiAmo(t, op, type.size, operand, compare, result, nbi, call);
+  mpiAmo(ctx, t, op, type.size, operand, compare, result, nbi, call);
 }
 
-void quiet(Ctx*) {
+Pending& pendingOf(Ctx* ctx) {
+  static Pending defaultContext;
+  return ctx ? ctx->pending : defaultContext;
+}
+
+void quiet(Ctx* ctx) {
   Runtime& r = rt("shmem_quiet");
-  if (gPendingWins.load(std::memory_order_acquire)) {
+  Pending& p = pendingOf(ctx);
+  if (p.wins.load(std::memory_order_acquire)) {
     // The lock only where non-blocking atomics keep operands: freed after the flush.
     std::unique_lock<std::mutex> lock;
-    if (gKeptOperands.load(std::memory_order_acquire)) lock = std::unique_lock(gOperandsMutex);
+    if (p.kept.load(std::memory_order_acquire)) lock = std::unique_lock(p.operandsMutex);
     // The windows first: a PE marked after this is flushed now or by the next quiet.
-    uint8_t wins = gPendingWins.exchange(0, std::memory_order_acq_rel);
-    int pe = gPendingPe.exchange(kNoPe, std::memory_order_acq_rel);
+    uint8_t wins = p.wins.exchange(0, std::memory_order_acq_rel);
+    int pe = p.pe.exchange(kNoPe, std::memory_order_acq_rel);
+    log::debug(log::Shmem, "quiet on %s %p: flushing%s%s for PE %d (-2: several)",  // tests read it
+               ctx ? "context" : "the default context", static_cast<void*>(ctx), wins & kHeapWin ? " the heap window" : "",
+               wins & kDataWin ? " the data window" : "", pe);
     for (auto [bit, w] : {std::pair{kHeapWin, r.heapWin}, std::pair{kDataWin, r.dataWin}})
       if ((wins & bit) && w != MPI_WIN_NULL) {
         int rc = pe >= 0 ? MPI_Win_flush(pe, w) : MPI_Win_flush_all(w);
         if (rc != MPI_SUCCESS) misuse("shmem_quiet", comm::mpiStatus(rc, "MPI_Win_flush_all").message());
       }
     if (lock) {
-      gOperands.clear();
-      gKeptOperands.store(0, std::memory_order_relaxed);
+      p.operands.clear();
+      p.kept.store(0, std::memory_order_relaxed);
     }
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -21,20 +21,20 @@ void mpiOrDie(int rc, const char* what, int pe, const char* call) {
   misuse(call, comm::mpiStatus(rc, what, pe).message());
 }
 
-void windowPut(const Target& t, const void* source, size_t bytes, const char* call) {
+void windowPut(Ctx* ctx, const Target& t, const void* source, size_t bytes, const char* call) {
   const auto* src = static_cast<const uint8_t*>(source);
   for (size_t at = 0; at < bytes; at += kMaxMpiBytes) {
     int n = static_cast<int>(std::min(kMaxMpiBytes, bytes - at));
     mpiOrDie(MPI_Put(src + at, n, MPI_BYTE, t.pe, t.disp + static_cast<MPI_Aint>(at), n, MPI_BYTE, t.win), "MPI_Put",
              t.pe, call);
   }
-  markPending(t);
+  markPending(pendingOf(ctx), t);
 }
 
 // Small blocking puts across nodes copy their source into a per-thread arena that MPI reads
 // from, so that they return without waiting for MPI's local completion (a flush per put, 15%
-// of an 8-byte put's latency). An arena is reused only after a flush of every window, which
-// completes what any thread put from it.
+// of an 8-byte put's latency). An arena is reused only after a local flush of every window,
+// which completes what this thread put from it on any context.
 constexpr size_t kBounceMax = 512;
 constexpr size_t kArenaBytes = 64 << 10;
 struct Arena {
@@ -43,10 +43,11 @@ struct Arena {
 };
 thread_local Arena tArena;
 
-const void* bounce(const void* source, size_t bytes) {
+const void* bounce(Runtime& r, const void* source, size_t bytes, const char* call) {
   Arena& a = tArena;
   if (a.used + bytes > kArenaBytes) {
-    quiet(nullptr);
+    for (MPI_Win w : {r.heapWin, r.dataWin})
+      if (w != MPI_WIN_NULL) mpiOrDie(MPI_Win_flush_local_all(w), "MPI_Win_flush_local_all", r.me, call);
     a.used = 0;
   }
   uint8_t* at = a.bytes.get() + a.used;
@@ -103,8 +104,8 @@ void put(Ctx* ctx, void* dest, const void* source, size_t bytes, int pe, bool nb
     case Target::Via::Direct: std::memmove(t.ptr, source, bytes); return;
     case Target::Via::Cma: return cmaOrDie(comm::cmaWrite(t.pid, t.addr, source, bytes), call);
     case Target::Via::Window:
-      if (!nbi && bytes <= kBounceMax) return windowPut(t, bounce(source, bytes), bytes, call);
-      windowPut(t, source, bytes, call);
+      if (!nbi && bytes <= kBounceMax) return windowPut(ctx, t, bounce(r, source, bytes, call), bytes, call);
+      windowPut(ctx, t, source, bytes, call);
       // The source may be reused when a blocking put returns: local completion.
       if (!nbi) mpiOrDie(MPI_Win_flush_local(t.pe, t.win), "MPI_Win_flush_local", t.pe, call);
       return;
@@ -122,7 +123,7 @@ void get(Ctx* ctx, void* dest, const void* source, size_t bytes, int pe, bool nb
     case Target::Via::Window:
       windowGet(t, dest, bytes, call);
       // A blocking get is complete here; a non-blocking one at the next quiet.
-      if (nbi) markPending(t);
+      if (nbi) markPending(pendingOf(ctx), t);
       else mpiOrDie(MPI_Win_flush(t.pe, t.win), "MPI_Win_flush", t.pe, call);
       return;
   }
@@ -148,7 +149,7 @@ void iput(Ctx* ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst
   mpiOrDie(MPI_Put(src, 1, origin, t.pe, t.disp, 1, target, t.win), "MPI_Put(strided)", t.pe, call);
   MPI_Type_free(&origin);
   MPI_Type_free(&target);
-  markPending(t);
+  markPending(pendingOf(ctx), t);
   mpiOrDie(MPI_Win_flush_local(t.pe, t.win), "MPI_Win_flush_local", t.pe, call);
 }
 
@@ -188,7 +189,7 @@ void putSignal(Ctx* ctx, void* dest, const void* source, size_t bytes, uint64_t*
     if (t.via == Target::Via::Direct) std::memmove(t.ptr, source, bytes);
     else if (t.via == Target::Via::Cma) cmaOrDie(comm::cmaWrite(t.pid, t.addr, source, bytes), call);
     else {
-      windowPut(t, source, bytes, call);
+      windowPut(ctx, t, source, bytes, call);
       mpiOrDie(MPI_Win_flush(t.pe, t.win), "MPI_Win_flush", t.pe, call);
     }
   }

@@ -6,10 +6,10 @@
 #include <mpi.h>
 #include <sys/types.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "shmem/pending.h"
 #include "shmem/runtime.h"
 
 namespace ferry::shmem {
@@ -33,27 +33,22 @@ Target resolve(Runtime& r, const void* addr, size_t len, int pe, const char* cal
 // The same for an atomic: the window unless CPU atomics are safe (Runtime::directAmo).
 Target resolveAtomic(Runtime& r, const void* addr, size_t len, int pe, const char* call);
 
-// The windows with RMA issued and not yet completed at the target: quiet and fence flush
-// those only, so that a program that stays within a node never calls into MPI for them, and
-// one that uses the heap alone pays for one window's flush.
-inline constexpr uint8_t kHeapWin = 1, kDataWin = 2;
-inline std::atomic<uint8_t> gPendingWins{0};
-// The one PE those operations went to (kNoPe: none, kManyPes: several): quiet then flushes
-// that PE alone, which costs MPI less than a flush of every PE.
-inline constexpr int kNoPe = -1, kManyPes = -2;
-inline std::atomic<int> gPendingPe{kNoPe};
+struct Ctx;
+// The context's record of what is pending (pending.h); nullptr is the default context.
+Pending& pendingOf(Ctx* ctx);
+
 // Called after the operation is issued: a quiet that clears a mark this call then skips
 // setting again flushes after the operation began, so it completes it all the same. The
 // loads first keep the common case (the same PE again) free of atomic writes.
-inline void markPending(const Target& t) {
-  int pe = gPendingPe.load(std::memory_order_relaxed);
+inline void markPending(Pending& p, const Target& t) {
+  int pe = p.pe.load(std::memory_order_relaxed);
   if (pe != t.pe && pe != kManyPes) {
     int expected = kNoPe;
-    if (!gPendingPe.compare_exchange_strong(expected, t.pe, std::memory_order_relaxed) && expected != t.pe)
-      gPendingPe.store(kManyPes, std::memory_order_relaxed);
+    if (!p.pe.compare_exchange_strong(expected, t.pe, std::memory_order_relaxed) && expected != t.pe)
+      p.pe.store(kManyPes, std::memory_order_relaxed);
   }
-  if ((gPendingWins.load(std::memory_order_relaxed) & t.winBit) != t.winBit)
-    gPendingWins.fetch_or(t.winBit, std::memory_order_release);
+  if ((p.wins.load(std::memory_order_relaxed) & t.winBit) != t.winBit)
+    p.wins.fetch_or(t.winBit, std::memory_order_release);
 }
 
 }  // namespace ferry::shmem

@@ -186,14 +186,20 @@ Team* activeSet(int peStart, int logPeStride, int peSize, const char* call) {
 }
 
 // ---- contexts -----------------------------------------------------------------------------
-// Every context shares the library's windows: quiet on one completes the others' operations
-// too, which the standard allows (docs/shmem.md, "Contexts").
+// Every context shares the library's windows, and keeps its own record of what it issued
+// on them (pending.h): quiet on a context flushes the PEs and windows that context used.
+// A flush completes every operation this PE issued to that PE on that window, so another
+// context's operations to the same PE complete with it, which the standard allows
+// (docs/shmem.md, "Contexts").
 
 int ctxCreate(Team* team, long options, Ctx** ctx) {
   rt("shmem_ctx_create");
   *ctx = nullptr;
   if (!team) return -1;
-  *ctx = new Ctx{team, options};
+  auto* c = new Ctx;
+  c->team = team;
+  c->options = options;
+  *ctx = c;
   return 0;
 }
 

@@ -1,12 +1,14 @@
 // Teams and contexts. A team is an MPI communicator over its PEs (its collectives are the
 // MPI library's) plus the translation between its PE numbers and the world's (RMA and
-// atomics address world PEs). A context names the team whose PE numbers its calls use.
+// atomics address world PEs). A context names the team whose PE numbers its calls use, and
+// keeps what it has to complete at quiet (pending.h).
 #pragma once
 
 #include <mpi.h>
 
 #include <vector>
 
+#include "shmem/pending.h"
 #include "shmem/runtime.h"
 
 namespace ferry::shmem {
@@ -23,6 +25,7 @@ struct Team {
 struct Ctx {
   Team* team = nullptr;
   long options = 0;
+  Pending pending;  // its own completion record: quiet(ctx) flushes what it issued
 };
 
 Status createPredefinedTeams(Runtime& r);
