@@ -67,6 +67,11 @@ void amo(Ctx* ctx, AmoOp op, AmoType type, void* target, const void* operand, co
 // ---- ordering and completion (rma.cpp) ---------------------------------------------------
 void fence(Ctx* ctx);
 void quiet(Ctx* ctx);
+// Quiet on the default context and on every live one: shmem_barrier_all, the heap's
+// collective allocations and shmem_clear_lock complete all of this PE's operations, more
+// than the standard asks (the default context's), so that a program that forgot a
+// shmem_ctx_quiet before them is still correct (docs/shmem.md, "Teams and contexts").
+void quietAll();
 
 // ---- point-to-point synchronisation (wait.cpp) ----------------------------------------------
 // SHMEM_CMP_* as in shmem.h.

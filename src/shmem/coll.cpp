@@ -59,7 +59,7 @@ int intCount(size_t n, const char* call) {
 
 int barrierAll() {
   Runtime& r = rt("shmem_barrier_all");
-  quiet(nullptr);
+  quietAll();
   return check(MPI_Barrier(r.teamWorld->comm), "MPI_Barrier (shmem_barrier_all)");
 }
 

@@ -38,7 +38,7 @@ bool agree(Runtime& r, const char* call, uint64_t size, uint64_t alignment, uint
 // that leaves first may write into the new block of one that has not zeroed it yet.
 void* allocate(size_t size, size_t alignment, const char* call, bool zero = false) {
   Runtime& r = rt(call);
-  shmem::quiet(nullptr);  // nothing of an earlier block may arrive in a new one
+  shmem::quietAll();  // nothing of an earlier block may arrive in a new one
   auto offset = size ? r.heap.allocate(size, alignment) : std::nullopt;
   if (offset && zero) std::memset(r.heapBase + *offset, 0, size);
   uint64_t at = offset ? *offset : UINT64_MAX;

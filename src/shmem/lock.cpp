@@ -39,7 +39,7 @@ void setLock(long* lock) {
 
 void clearLock(long* lock) {
   const char* call = "shmem_clear_lock";
-  quiet(nullptr);  // what the holder wrote arrives before the next holder enters
+  quietAll();  // what the holder wrote arrives before the next holder enters
   // Only the holder changes the low half, but tickets change the high half meanwhile.
   for (uint64_t v = fetch(lock, call);; v = fetch(lock, call))
     if (compareSwap(lock, v, (v & ~kServing) | ((v + 1) & kServing), call)) return;

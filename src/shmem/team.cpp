@@ -1,6 +1,7 @@
 #include "shmem/team.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -192,6 +193,12 @@ Team* activeSet(int peStart, int logPeStride, int peSize, const char* call) {
 // context's operations to the same PE complete with it, which the standard allows
 // (docs/shmem.md, "Contexts").
 
+namespace {
+// The live contexts, for quietAll(); created and destroyed rarely, so one mutex.
+std::mutex gContextsMutex;
+std::set<Ctx*> gContexts;
+}  // namespace
+
 int ctxCreate(Team* team, long options, Ctx** ctx) {
   rt("shmem_ctx_create");
   *ctx = nullptr;
@@ -199,14 +206,24 @@ int ctxCreate(Team* team, long options, Ctx** ctx) {
   auto* c = new Ctx;
   c->team = team;
   c->options = options;
+  std::lock_guard lock(gContextsMutex);
+  gContexts.insert(c);
   *ctx = c;
   return 0;
 }
 
 void ctxDestroy(Ctx* ctx) {
   if (!ctx) return;
+  std::lock_guard lock(gContextsMutex);
   quiet(ctx);
+  gContexts.erase(ctx);
   delete ctx;
+}
+
+void quietAll() {
+  quiet(nullptr);
+  std::lock_guard lock(gContextsMutex);
+  for (Ctx* c : gContexts) quiet(c);
 }
 
 int ctxGetTeam(const Ctx* ctx, Team** team) {
