@@ -1,7 +1,9 @@
 // Ferry's wire protocol: the control messages that ranks exchange. Every message starts
 // with a 32-byte header (magic, protocol version, type, target device, sequence number,
 // body length); decode() checks all of it and every length inside the body, so a foreign,
-// truncated or corrupt message is reported as such instead of being acted upon.
+// truncated or corrupt message is reported as such instead of being acted upon. Every
+// integer on the wire is little-endian (wire.h), so that peers of different architectures
+// (an x86_64 host and an aarch64 co-processor) read the same bytes alike.
 #pragma once
 
 #include <cstdint>

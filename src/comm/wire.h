@@ -1,6 +1,14 @@
 // Little-endian byte writer/reader for the wire protocol. The reader never reads past the
 // end: a truncated or malformed message yields a Protocol error, never a crash.
+//
+// Byte order: the wire is little-endian, every field and array (docs/architecture.md,
+// "Wire format"). Values are copied as the host stores them, which is that order on every
+// host Ferry builds for (x86_64, aarch64, ppc64le); a big-endian host would need a byte
+// swap in put() and get() and in the bulk copies of protocol.cpp, so it fails to compile
+// here rather than speak a different wire.
 #pragma once
+
+#include <bit>
 
 #include <cstdint>
 #include <cstring>
@@ -12,6 +20,9 @@
 #include "platform/status.h"
 
 namespace ferry::comm {
+
+static_assert(std::endian::native == std::endian::little,
+              "Ferry's wire is little-endian and this host is not: add byte swaps to comm/wire.h");
 
 class WireWriter {
  public:

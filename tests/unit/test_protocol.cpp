@@ -65,6 +65,23 @@ TEST(Protocol, EveryTypeRoundTrips) {
   }
 }
 
+// The format on the wire, byte by byte: little-endian whatever the host (comm/wire.h).
+TEST(Protocol, HeaderBytesAreLittleEndian) {
+  auto bytes = encode(MsgType::Ping, 0x0a0b0c0d, 0x0102030405060708ull, PingMsg{0x11223344});
+  ASSERT_EQ(bytes.size(), kHeaderSize + 4);
+  const std::vector<uint8_t> expected = {
+      'F', 'R', 'R', 'Y',                      // magic
+      kProtocolVersion & 0xff, kProtocolVersion >> 8,
+      static_cast<uint8_t>(MsgType::Ping), 0,  // type
+      0x0d, 0x0c, 0x0b, 0x0a,                  // device
+      0, 0, 0, 0,                              // flags
+      0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // seq
+      4, 0, 0, 0,                              // body length
+      0, 0, 0, 0,                              // reserved
+      0x44, 0x33, 0x22, 0x11};                 // the ping's reply tag
+  EXPECT_EQ(bytes, expected);
+}
+
 TEST(Protocol, FieldsSurvive) {
   auto all = samples();
   auto launchBytes = encodeSample(all[10]);
