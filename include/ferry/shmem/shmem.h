@@ -1,7 +1,8 @@
 /* Ferry's OpenSHMEM 1.5 C API.
  *
  * Every routine of the OpenSHMEM 1.5 specification, its deprecated names included, for C99,
- * C11 (with the type-generic names, through _Generic) and C++ (the typed names only). Build
+ * C11 (with the type-generic names, through _Generic) and C++ (the same generic names as
+ * overloads, shmem_cxx.h, as other OpenSHMEM libraries give C++ programs). Build
  * with -I<prefix>/include/ferry/shmem and link with Ferry's OpenSHMEM library; extensions are
  * in shmemx.h, which programs include themselves.
  *
@@ -525,7 +526,12 @@ FERRY_SHMEM_API FERRY_SHMEM_DEPRECATED long shmem_swap(long *dest, long value, i
 FERRY_SHMEM_TYPES_DEPRECATED_WAIT(FERRY_SHMEM_DECL_DEPRECATED_WAIT)
 #undef FERRY_SHMEM_DECL_DEPRECATED_WAIT
 FERRY_SHMEM_API FERRY_SHMEM_DEPRECATED void shmem_wait(long *ivar, long cmp_value);
+/* In C++ this is also the generic shmem_wait_until for long (shmem_cxx.h), not deprecated. */
+#ifdef __cplusplus
+FERRY_SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+#else
 FERRY_SHMEM_API FERRY_SHMEM_DEPRECATED void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+#endif
 
 /* Active-set collectives: the PEs PE_start + i * 2^logPE_stride, i < PE_size. pSync and pWrk
  * are accepted and not used. The broadcasts leave the root's dest alone. */
@@ -576,6 +582,7 @@ FERRY_SHMEM_TYPES_TO_ALL_ARITH(FERRY_SHMEM_DECL_TO_ALL_ARITH)
 
 #ifdef __cplusplus
 } /* extern "C" */
+#include "shmem_cxx.h"
 #endif
 
 /* ==== C11 type-generic names ================================================================= */
