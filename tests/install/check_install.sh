@@ -53,7 +53,14 @@ for std in c99 c11; do
       -c "$work/shmem_header.c" -o "$work/header.o"
   done
 done
-echo "headers: strict C99 with gcc and $clang; shmem.h as C99 and C11"
+clangxx=$(echo "$clang" | sed 's/\(.*\)clang/\1clang++/')  # clang-16 -> clang++-16
+for std in c++11 c++20; do
+  for cxx in g++ "$clangxx"; do
+    "$cxx" -x c++ -std=$std -Wall -Wextra -pedantic -Werror $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags ferry-shmem) \
+      -c "$work/shmem_header.c" -o "$work/header.o"
+  done
+done
+echo "headers: strict C99 with gcc and $clang; shmem.h as C99, C11, C++11 and C++20"
 
 # The installed CLI finds the installed plugin, and an offload program runs through it.
 "$clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$prefix/include" "$src/examples/heat_demo.c" -o "$work/heat_demo" -lm
