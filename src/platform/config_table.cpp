@@ -147,6 +147,10 @@ constexpr KnobSpec kKnobTable[] = {
      "OpenSHMEM: PE 0 prints the SHMEM settings (`ferry info --config` lists all) at shmem_init"},
     {Knob::ShmemDebug, "SHMEM_DEBUG", KnobType::Bool, "0", nullptr, 0, 0, "shmem",
      "OpenSHMEM: debug log lines of the shmem subsystem (as FERRY_LOG=debug,shmem)"},
+    {Knob::ShmemContextWindows, "FERRY_SHMEM_CONTEXT_WINDOWS", KnobType::Int, "4", nullptr, 0, 64, "shmem",
+     "OpenSHMEM across nodes: MPI windows over the heap, made at shmem_init, that created contexts "
+     "take for their puts and gets (the least used first), so that quiet on one completes none of "
+     "the others' transfers. 0: every context uses the library's window"},
     {Knob::TestJobs, "FERRY_TEST_JOBS", KnobType::Int, "2", nullptr, 1, 1024, "scripts",
      "scripts/test.sh, fuzz.sh and sanitize.sh: how many builds and tests run at once. Read by the "
      "scripts only; Ferry's programs ignore it"},

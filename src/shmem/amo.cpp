@@ -138,10 +138,12 @@ void quiet(Ctx* ctx) {
     // The windows first: a PE marked after this is flushed now or by the next quiet.
     uint8_t wins = p.wins.exchange(0, std::memory_order_acq_rel);
     int pe = p.pe.exchange(kNoPe, std::memory_order_acq_rel);
-    log::debug(log::Shmem, "quiet on %s %p: flushing%s%s for PE %d (-2: several)",  // tests read it
-               ctx ? "context" : "the default context", static_cast<void*>(ctx), wins & kHeapWin ? " the heap window" : "",
+    log::debug(log::Shmem, "quiet on %s %p: flushing%s%s%s for PE %d (-2: several)",  // tests read it
+               ctx ? "context" : "the default context", static_cast<void*>(ctx),
+               wins & kCtxWin ? " the context's heap window" : "", wins & kHeapWin ? " the heap window" : "",
                wins & kDataWin ? " the data window" : "", pe);
-    for (auto [bit, w] : {std::pair{kHeapWin, r.heapWin}, std::pair{kDataWin, r.dataWin}})
+    MPI_Win own = ctx ? ctx->heapWin : MPI_WIN_NULL;
+    for (auto [bit, w] : {std::pair{kCtxWin, own}, std::pair{kHeapWin, r.heapWin}, std::pair{kDataWin, r.dataWin}})
       if ((wins & bit) && w != MPI_WIN_NULL) {
         int rc = pe >= 0 ? MPI_Win_flush(pe, w) : MPI_Win_flush_all(w);
         if (rc != MPI_SUCCESS) misuse("shmem_quiet", comm::mpiStatus(rc, "MPI_Win_flush_all").message());

@@ -13,12 +13,13 @@
 
 namespace ferry::shmem {
 
-inline constexpr uint8_t kHeapWin = 1, kDataWin = 2;
+// The library's heap and data windows, and the context's own heap window (Ctx::heapWin).
+inline constexpr uint8_t kHeapWin = 1, kDataWin = 2, kCtxWin = 4;
 // The one PE the operations went to (kNoPe: none, kManyPes: several).
 inline constexpr int kNoPe = -1, kManyPes = -2;
 
 struct Pending {
-  std::atomic<uint8_t> wins{0};  // kHeapWin | kDataWin
+  std::atomic<uint8_t> wins{0};  // kHeapWin | kDataWin | kCtxWin
   std::atomic<int> pe{kNoPe};
   // Operands MPI reads after an atomic call returned (non-blocking fetches and every
   // non-fetching op): kept until this context's quiet. The mutex keeps a quiet on another

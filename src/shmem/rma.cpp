@@ -2,6 +2,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "comm/cma.h"
 #include "comm/mpi_check.h"
@@ -46,7 +47,10 @@ thread_local Arena tArena;
 const void* bounce(Runtime& r, const void* source, size_t bytes, const char* call) {
   Arena& a = tArena;
   if (a.used + bytes > kArenaBytes) {
-    for (MPI_Win w : {r.heapWin, r.dataWin})
+    std::vector<MPI_Win> wins = r.ctxWins;
+    wins.push_back(r.heapWin);
+    wins.push_back(r.dataWin);
+    for (MPI_Win w : wins)
       if (w != MPI_WIN_NULL) mpiOrDie(MPI_Win_flush_local_all(w), "MPI_Win_flush_local_all", r.me, call);
     a.used = 0;
   }
@@ -88,6 +92,16 @@ size_t stridedSpan(size_t n, size_t size, ptrdiff_t stride) {
   return n == 0 ? 0 : (n - 1) * static_cast<size_t>(stride) * size + size;
 }
 
+// A created context's puts and gets across nodes go on its own window (team.cpp): its
+// quiet then flushes that one. Static data has one window for all.
+Target onContext(Ctx* ctx, Target t) {
+  if (ctx && ctx->heapWin != MPI_WIN_NULL && t.via == Target::Via::Window && t.winBit == kHeapWin) {
+    t.win = ctx->heapWin;
+    t.winBit = kCtxWin;
+  }
+  return t;
+}
+
 void checkStrides(ptrdiff_t dst, ptrdiff_t sst, const char* call) {
   if (dst < 1 || sst < 1)
     misuse(call, "strides must be positive (dst " + std::to_string(dst) + ", sst " + std::to_string(sst) + ")");
@@ -99,7 +113,7 @@ void put(Ctx* ctx, void* dest, const void* source, size_t bytes, int pe, bool nb
   Runtime& r = rt(call);
   int wpe = worldPeOf(r, ctx, pe, call);
   if (bytes == 0) return;
-  Target t = resolve(r, dest, bytes, wpe, call);
+  Target t = onContext(ctx, resolve(r, dest, bytes, wpe, call));
   switch (t.via) {
     case Target::Via::Direct: std::memmove(t.ptr, source, bytes); return;
     case Target::Via::Cma: return cmaOrDie(comm::cmaWrite(t.pid, t.addr, source, bytes), call);
@@ -116,7 +130,7 @@ void get(Ctx* ctx, void* dest, const void* source, size_t bytes, int pe, bool nb
   Runtime& r = rt(call);
   int wpe = worldPeOf(r, ctx, pe, call);
   if (bytes == 0) return;
-  Target t = resolve(r, source, bytes, wpe, call);
+  Target t = onContext(ctx, resolve(r, source, bytes, wpe, call));
   switch (t.via) {
     case Target::Via::Direct: std::memmove(dest, t.ptr, bytes); return;
     case Target::Via::Cma: return cmaOrDie(comm::cmaRead(t.pid, t.addr, dest, bytes), call);
@@ -135,7 +149,7 @@ void iput(Ctx* ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst
   int wpe = worldPeOf(r, ctx, pe, call);
   checkStrides(dst, sst, call);
   if (nelems == 0) return;
-  Target t = resolve(r, dest, stridedSpan(nelems, size, dst), wpe, call);
+  Target t = onContext(ctx, resolve(r, dest, stridedSpan(nelems, size, dst), wpe, call));
   const auto* src = static_cast<const uint8_t*>(source);
   ptrdiff_t db = dst * static_cast<ptrdiff_t>(size), sb = sst * static_cast<ptrdiff_t>(size);
   if (t.via == Target::Via::Direct) return strided(t.ptr, src, db, sb, nelems, size);
@@ -159,7 +173,7 @@ void iget(Ctx* ctx, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst
   int wpe = worldPeOf(r, ctx, pe, call);
   checkStrides(dst, sst, call);
   if (nelems == 0) return;
-  Target t = resolve(r, source, stridedSpan(nelems, size, sst), wpe, call);
+  Target t = onContext(ctx, resolve(r, source, stridedSpan(nelems, size, sst), wpe, call));
   auto* out = static_cast<uint8_t*>(dest);
   ptrdiff_t db = dst * static_cast<ptrdiff_t>(size), sb = sst * static_cast<ptrdiff_t>(size);
   if (t.via == Target::Via::Direct) return strided(out, t.ptr, db, sb, nelems, size);
@@ -185,7 +199,7 @@ void putSignal(Ctx* ctx, void* dest, const void* source, size_t bytes, uint64_t*
   if (sigOp != kSignalSet && sigOp != kSignalAdd)
     misuse(call, "sig_op " + std::to_string(sigOp) + " is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD");
   if (bytes) {
-    Target t = resolve(r, dest, bytes, wpe, call);
+    Target t = onContext(ctx, resolve(r, dest, bytes, wpe, call));
     if (t.via == Target::Via::Direct) std::memmove(t.ptr, source, bytes);
     else if (t.via == Target::Via::Cma) cmaOrDie(comm::cmaWrite(t.pid, t.addr, source, bytes), call);
     else {

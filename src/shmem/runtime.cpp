@@ -103,6 +103,7 @@ Status startRuntime(Runtime& r) {
   if (Status st = exchangeStaticData(r); !st) return st;
   // One PE reaches all its memory by load and store: no windows (and no MPI RMA, which
   // some libraries refuse on a lone process).
+  r.multiNode = r.world->nodes().numNodes > 1;
   if (r.npes > 1) {
     if (Status st = createWindow(r, r.heapBase, r.heapSize, r.heapWin, "MPI_Win_create(symmetric heap)"); !st)
       return st;
@@ -110,7 +111,13 @@ Status startRuntime(Runtime& r) {
       if (Status st = createWindow(r, r.data.base, r.data.size, r.dataWin, "MPI_Win_create(static data)"); !st)
         return st;
   }
-  r.multiNode = r.world->nodes().numNodes > 1;
+  if (r.multiNode) {
+    r.ctxWins.assign(static_cast<size_t>(config().integer(Knob::ShmemContextWindows)), MPI_WIN_NULL);
+    r.ctxWinUsers.assign(r.ctxWins.size(), 0);
+    for (MPI_Win& w : r.ctxWins)
+      if (Status st = createWindow(r, r.heapBase, r.heapSize, w, "MPI_Win_create(a context's window)"); !st)
+        return Status(st.code(), st.message() + "; FERRY_SHMEM_CONTEXT_WINDOWS=0 makes contexts share one");
+  }
   r.directAmo = !r.multiNode;
   return createPredefinedTeams(r);
 }
@@ -208,7 +215,9 @@ void finalize() {
   Runtime& r = *gRt;
   barrierAll();
   destroyTeams(r);
-  for (MPI_Win* w : {&r.heapWin, &r.dataWin})
+  std::vector<MPI_Win*> wins = {&r.heapWin, &r.dataWin};
+  for (MPI_Win& w : r.ctxWins) wins.push_back(&w);
+  for (MPI_Win* w : wins)
     if (*w != MPI_WIN_NULL) {
       MPI_Win_unlock_all(*w);
       MPI_Win_free(w);

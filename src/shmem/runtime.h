@@ -46,6 +46,12 @@ struct Runtime {
   MPI_Comm comm = MPI_COMM_NULL;  // SHMEM's own duplicate of the world
   MPI_Win heapWin = MPI_WIN_NULL;
   MPI_Win dataWin = MPI_WIN_NULL;
+  // More windows over the heap, for created contexts' RMA (FERRY_SHMEM_CONTEXT_WINDOWS; only
+  // in a multi-node job, where RMA uses windows): a context on a window of its own flushes
+  // nothing of another's. Atomics stay on heapWin, the one agent of every word. ctxWinUsers
+  // counts the contexts on each (team.cpp's lock guards it).
+  std::vector<MPI_Win> ctxWins;
+  std::vector<int> ctxWinUsers;
   // Every atomic on a word must go through one agent: CPU atomics and MPI accumulates are not
   // atomic with respect to each other. CPU atomics are used only where no PE can reach the
   // word through MPI, i.e. when the whole job is one node (docs/shmem.md, "Atomics").

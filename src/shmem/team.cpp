@@ -187,11 +187,11 @@ Team* activeSet(int peStart, int logPeStride, int peSize, const char* call) {
 }
 
 // ---- contexts -----------------------------------------------------------------------------
-// Every context shares the library's windows, and keeps its own record of what it issued
-// on them (pending.h): quiet on a context flushes the PEs and windows that context used.
-// A flush completes every operation this PE issued to that PE on that window, so another
-// context's operations to the same PE complete with it, which the standard allows
-// (docs/shmem.md, "Contexts").
+// A created context keeps its own record of what it issued (pending.h) and, across nodes,
+// puts and gets on a window of its own where the pool has one free (Runtime::ctxWins): its
+// quiet flushes that window, which completes nothing of another context's. Contexts beyond
+// the pool share its windows, least used first; a flush then also completes the other's
+// operations to that PE, which the standard allows (docs/shmem.md, "Contexts").
 
 namespace {
 // The live contexts, for quietAll(); created and destroyed rarely, so one mutex.
@@ -199,14 +199,27 @@ std::mutex gContextsMutex;
 std::set<Ctx*> gContexts;
 }  // namespace
 
+// The context window with the fewest contexts on it (under gContextsMutex), or -1.
+int leastUsedWindow(const Runtime& r) {
+  int best = -1;
+  for (size_t i = 0; i < r.ctxWinUsers.size(); ++i)
+    if (best < 0 || r.ctxWinUsers[i] < r.ctxWinUsers[static_cast<size_t>(best)]) best = static_cast<int>(i);
+  return best;
+}
+
 int ctxCreate(Team* team, long options, Ctx** ctx) {
-  rt("shmem_ctx_create");
+  Runtime& r = rt("shmem_ctx_create");
   *ctx = nullptr;
   if (!team) return -1;
   auto* c = new Ctx;
   c->team = team;
   c->options = options;
   std::lock_guard lock(gContextsMutex);
+  c->window = leastUsedWindow(r);
+  if (c->window >= 0) {
+    c->heapWin = r.ctxWins[static_cast<size_t>(c->window)];
+    ++r.ctxWinUsers[static_cast<size_t>(c->window)];
+  }
   gContexts.insert(c);
   *ctx = c;
   return 0;
@@ -214,8 +227,10 @@ int ctxCreate(Team* team, long options, Ctx** ctx) {
 
 void ctxDestroy(Ctx* ctx) {
   if (!ctx) return;
+  Runtime& r = rt("shmem_ctx_destroy");
   std::lock_guard lock(gContextsMutex);
   quiet(ctx);
+  if (ctx->window >= 0) --r.ctxWinUsers[static_cast<size_t>(ctx->window)];
   gContexts.erase(ctx);
   delete ctx;
 }

@@ -26,6 +26,9 @@ struct Ctx {
   Team* team = nullptr;
   long options = 0;
   Pending pending;  // its own completion record: quiet(ctx) flushes what it issued
+  // Its puts' and gets' window across nodes (Runtime::ctxWins), or MPI_WIN_NULL: heapWin.
+  MPI_Win heapWin = MPI_WIN_NULL;
+  int window = -1;  // its index in Runtime::ctxWins
 };
 
 Status createPredefinedTeams(Runtime& r);

@@ -28,6 +28,8 @@ thread_local WaitState tWait;
 void progress(Runtime& r) {
   if (r.heapWin == MPI_WIN_NULL) return;  // a lone PE
   probeProgress(r);
+  // The contexts' windows cover the same memory; in the unified model both libraries use,
+  // one window's sync is the memory barrier for all of them.
   MPI_Win_sync(r.heapWin);
   if (r.dataWin != MPI_WIN_NULL) MPI_Win_sync(r.dataWin);
 }
