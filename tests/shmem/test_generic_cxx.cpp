@@ -157,5 +157,46 @@ TEST(GenericCxx, WaitTestBroadcastAndFcollect) {
   shmem_free(flag);
 }
 
+// The 1.3 generic names (deprecated, warned about at the call, silenced here) and GNU
+// _Complex data in the reductions, as C++ programs of other libraries use them.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(GenericCxx, DeprecatedNamesAndGnuComplex) {
+  const int me = myPe(), n = nPes();
+  static int added;
+  static long incremented;
+  static double real;
+  static short flag;
+  __extension__ static _Complex double z[1], zsum[1];
+  added = 0;
+  incremented = 0;
+  real = 0;
+  flag = 0;
+  shmem_barrier_all();
+  shmem_add(&added, me + 1, 0);
+  shmem_inc(&incremented, 0);
+  if (me == n - 1) shmem_set(&real, 1.5, 0);
+  shmem_barrier_all();
+  EXPECT_EQ(shmem_fetch(&added, 0), n * (n + 1) / 2);
+  EXPECT_EQ(shmem_fetch(&incremented, 0), n);
+  EXPECT_EQ(shmem_fetch(&real, 0), 1.5);
+  shmem_barrier_all();
+  if (me == 0) {
+    EXPECT_EQ(shmem_swap(&added, -1, 0), n * (n + 1) / 2);
+    EXPECT_EQ(shmem_finc(&incremented, 0), n);
+  }
+  shmem_short_p(&flag, 3, rightOf(me));
+  shmem_wait(&flag, static_cast<short>(0));  // until it is no longer 0
+  EXPECT_EQ(flag, 3);
+  __real__ z[0] = me;
+  __imag__ z[0] = 1;
+  shmem_barrier_all();
+  ASSERT_EQ(shmem_sum_reduce(SHMEM_TEAM_WORLD, zsum, z, 1), 0);
+  EXPECT_EQ(__real__ zsum[0], n * (n - 1) / 2.0);
+  EXPECT_EQ(__imag__ zsum[0], n);
+  shmem_barrier_all();
+}
+#pragma GCC diagnostic pop
+
 }  // namespace
 }  // namespace ferry::shmem::testing

@@ -7,7 +7,9 @@
  * call of the typed routine, so overload resolution picks exactly what _Generic would: the
  * type of the destination (or source) pointer. A pointer to a type outside a family's table
  * matches no overload, and the compiler says so. The deprecated generic names of 1.3
- * (shmem_add, shmem_wait, ...) are not overloaded. */
+ * (shmem_add, shmem_wait, ...) are overloaded too, deprecated as in C; and with GCC or
+ * clang, the complex routines also take GNU _Complex pointers, which C++ programs written
+ * for other libraries pass (std::complex has the same layout). */
 #ifndef FERRY_SHMEM_CXX_H
 #define FERRY_SHMEM_CXX_H
 
@@ -202,6 +204,73 @@ FERRY_SHMEM_CXX_P2P_BUT_LONG(FERRY_SHMEM_CXX_DEF_WAIT_UNTIL)
   }
 FERRY_SHMEM_CXX_P2P(FERRY_SHMEM_CXX_DEF_P2P)
 #undef FERRY_SHMEM_CXX_DEF_P2P
+
+/* ---- the generic names of OpenSHMEM 1.3, deprecated ---------------------------------------------
+ * Each calls a deprecated typed routine: the warning belongs to the program's call of the
+ * overload, not to this header. shmem_swap and shmem_wait on long are untyped routines of
+ * 1.2 with the same signature, declared in shmem.h, and so are left out here. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+#define FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO(T, N)                                                                       \
+  FERRY_SHMEM_DEPRECATED inline T shmem_fadd(T* dest, T value, int pe) { return shmem_##N##_fadd(dest, value, pe); }   \
+  FERRY_SHMEM_DEPRECATED inline T shmem_finc(T* dest, int pe) { return shmem_##N##_finc(dest, pe); }                   \
+  FERRY_SHMEM_DEPRECATED inline void shmem_add(T* dest, T value, int pe) { shmem_##N##_add(dest, value, pe); }         \
+  FERRY_SHMEM_DEPRECATED inline void shmem_inc(T* dest, int pe) { shmem_##N##_inc(dest, pe); }                         \
+  FERRY_SHMEM_DEPRECATED inline T shmem_cswap(T* dest, T cond, T value, int pe) {                                      \
+    return shmem_##N##_cswap(dest, cond, value, pe);                                                                   \
+  }
+#define FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO_EXTENDED(T, N)                                                              \
+  FERRY_SHMEM_DEPRECATED inline T shmem_fetch(const T* source, int pe) { return shmem_##N##_fetch(source, pe); }       \
+  FERRY_SHMEM_DEPRECATED inline void shmem_set(T* dest, T value, int pe) { shmem_##N##_set(dest, value, pe); }
+#define FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(T, N)                                                                      \
+  FERRY_SHMEM_DEPRECATED inline T shmem_swap(T* dest, T value, int pe) { return shmem_##N##_swap(dest, value, pe); }
+#define FERRY_SHMEM_CXX_DEF_DEPRECATED_WAIT(T, N)                                                                      \
+  FERRY_SHMEM_DEPRECATED inline void shmem_wait(T* ivar, T cmp_value) { shmem_##N##_wait(ivar, cmp_value); }
+FERRY_SHMEM_TYPES_DEPRECATED_AMO(FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO)
+FERRY_SHMEM_TYPES_DEPRECATED_AMO_EXTENDED(FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO_EXTENDED)
+FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(int, int)
+FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(long long, longlong)
+FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(float, float)
+FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(double, double)
+FERRY_SHMEM_CXX_DEF_DEPRECATED_WAIT(short, short)
+FERRY_SHMEM_CXX_DEF_DEPRECATED_WAIT(int, int)
+FERRY_SHMEM_CXX_DEF_DEPRECATED_WAIT(long long, longlong)
+#undef FERRY_SHMEM_CXX_DEF_DEPRECATED_WAIT
+#undef FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP
+#undef FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO_EXTENDED
+#undef FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO
+
+/* ---- GNU _Complex in C++ ---------------------------------------------------------------------
+ * The same layout as std::complex (C++ [complex.numbers]): the typed routines, their *_to_all
+ * forms and the generic reductions accept either. */
+#if defined(__GNUC__)
+__extension__ typedef float _Complex ferry_shmem_gnu_complexf;
+__extension__ typedef double _Complex ferry_shmem_gnu_complexd;
+#define FERRY_SHMEM_CXX_DEF_GNU_COMPLEX(G, STD, N, OP)                                                                 \
+  inline int shmem_##N##_##OP##_reduce(shmem_team_t team, G* dest, const G* source, size_t nreduce) {                  \
+    return shmem_##N##_##OP##_reduce(team, reinterpret_cast<STD*>(dest), reinterpret_cast<const STD*>(source),         \
+                                     nreduce);                                                                         \
+  }                                                                                                                    \
+  inline int shmem_##OP##_reduce(shmem_team_t team, G* dest, const G* source, size_t nreduce) {                        \
+    return shmem_##N##_##OP##_reduce(team, dest, source, nreduce);                                                     \
+  }                                                                                                                    \
+  FERRY_SHMEM_DEPRECATED inline void shmem_##N##_##OP##_to_all(G* dest, const G* source, int nreduce, int PE_start,    \
+                                                               int logPE_stride, int PE_size, G* pWrk, long* pSync) {  \
+    shmem_##N##_##OP##_to_all(reinterpret_cast<STD*>(dest), reinterpret_cast<const STD*>(source), nreduce, PE_start,   \
+                              logPE_stride, PE_size, reinterpret_cast<STD*>(pWrk), pSync);                             \
+  }
+FERRY_SHMEM_CXX_DEF_GNU_COMPLEX(ferry_shmem_gnu_complexf, std::complex<float>, complexf, sum)
+FERRY_SHMEM_CXX_DEF_GNU_COMPLEX(ferry_shmem_gnu_complexf, std::complex<float>, complexf, prod)
+FERRY_SHMEM_CXX_DEF_GNU_COMPLEX(ferry_shmem_gnu_complexd, std::complex<double>, complexd, sum)
+FERRY_SHMEM_CXX_DEF_GNU_COMPLEX(ferry_shmem_gnu_complexd, std::complex<double>, complexd, prod)
+#undef FERRY_SHMEM_CXX_DEF_GNU_COMPLEX
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 #undef FERRY_SHMEM_CXX_UNPAREN
 #undef FERRY_SHMEM_CXX_CTX
