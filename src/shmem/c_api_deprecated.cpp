@@ -1,6 +1,8 @@
 // The C entry points of the deprecated names that OpenSHMEM 1.5 still lists: set-up and
 // memory before 1.2, the cache routines, AMO names before 1.4, shmem_wait, and the
 // active-set collectives with their pSync and pWrk arrays (accepted, not used).
+#include <cstdlib>
+
 #include "shmem/c_api_types.h"
 #include "shmem/wait_loops.h"
 
@@ -12,8 +14,13 @@ extern "C" {
 // ---- set-up and memory ---------------------------------------------------------------------------
 
 // npes is ignored, as it was in every implementation: the launcher decides.
+// Unlike shmem_init, start_pes needs no shmem_finalize: the standard finalizes the library
+// when the program exits. Old programs (the OSU benchmarks among them) return from main
+// without one, and MPI then reported each rank as having exited without finalizing.
 void start_pes(int) {
-  if (!core::isInitialized()) shmem_init();
+  if (core::isInitialized()) return;
+  shmem_init();
+  if (core::isInitialized()) std::atexit([] { core::finalize(); });  // a no-op once finalized
 }
 
 int _my_pe(void) { return core::myPe(); }
