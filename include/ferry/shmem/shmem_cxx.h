@@ -35,10 +35,12 @@
 #define FERRY_SHMEM_CXX_REDUCE_ARITH(X)                                                                                \
   FERRY_SHMEM_CXX_RMA(X) X(FERRY_SHMEM_COMPLEXD, complexd) X(FERRY_SHMEM_COMPLEXF, complexf)
 
-/* A routine and its context twin: R shmem_NAME(PARAMS) and R shmem_NAME(shmem_ctx_t, PARAMS),
- * calling shmem_TYPENAME_NAME and shmem_ctx_TYPENAME_NAME with ARGS. */
+/* R shmem_NAME(PARAMS), calling shmem_TYPENAME_NAME with ARGS; and with its context twin,
+ * R shmem_NAME(shmem_ctx_t, PARAMS), calling shmem_ctx_TYPENAME_NAME. */
+#define FERRY_SHMEM_CXX_FWD(R, NAME, N, PARAMS, ARGS) \
+  inline R shmem_##NAME PARAMS { return shmem_##N##_##NAME ARGS; }
 #define FERRY_SHMEM_CXX_CTX(R, NAME, N, PARAMS, ARGS)                                                                  \
-  inline R shmem_##NAME PARAMS { return shmem_##N##_##NAME ARGS; }                                                     \
+  FERRY_SHMEM_CXX_FWD(R, NAME, N, PARAMS, ARGS)                                                                        \
   inline R shmem_##NAME(shmem_ctx_t ctx, FERRY_SHMEM_CXX_UNPAREN PARAMS) {                                             \
     return shmem_ctx_##N##_##NAME(ctx, FERRY_SHMEM_CXX_UNPAREN ARGS);                                                  \
   }
@@ -110,29 +112,23 @@ FERRY_SHMEM_CXX_AMO_BITWISE(FERRY_SHMEM_CXX_DEF_AMO_BITWISE)
 
 /* ---- collectives: typed by dest, after the team ---------------------------------------------- */
 #define FERRY_SHMEM_CXX_DEF_COLL(T, N)                                                                                 \
-  inline int shmem_broadcast(shmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root) {                \
-    return shmem_##N##_broadcast(team, dest, source, nelems, PE_root);                                                 \
-  }                                                                                                                    \
-  inline int shmem_collect(shmem_team_t team, T* dest, const T* source, size_t nelems) {                               \
-    return shmem_##N##_collect(team, dest, source, nelems);                                                            \
-  }                                                                                                                    \
-  inline int shmem_fcollect(shmem_team_t team, T* dest, const T* source, size_t nelems) {                              \
-    return shmem_##N##_fcollect(team, dest, source, nelems);                                                           \
-  }                                                                                                                    \
-  inline int shmem_alltoall(shmem_team_t team, T* dest, const T* source, size_t nelems) {                              \
-    return shmem_##N##_alltoall(team, dest, source, nelems);                                                           \
-  }                                                                                                                    \
-  inline int shmem_alltoalls(shmem_team_t team, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,                \
-                             size_t nelems) {                                                                          \
-    return shmem_##N##_alltoalls(team, dest, source, dst, sst, nelems);                                                \
-  }
+  FERRY_SHMEM_CXX_FWD(int, broadcast, N, (shmem_team_t team, T * dest, const T* source, size_t nelems, int PE_root),   \
+                      (team, dest, source, nelems, PE_root))                                                           \
+  FERRY_SHMEM_CXX_FWD(int, collect, N, (shmem_team_t team, T * dest, const T* source, size_t nelems),                  \
+                      (team, dest, source, nelems))                                                                    \
+  FERRY_SHMEM_CXX_FWD(int, fcollect, N, (shmem_team_t team, T * dest, const T* source, size_t nelems),                 \
+                      (team, dest, source, nelems))                                                                    \
+  FERRY_SHMEM_CXX_FWD(int, alltoall, N, (shmem_team_t team, T * dest, const T* source, size_t nelems),                 \
+                      (team, dest, source, nelems))                                                                    \
+  FERRY_SHMEM_CXX_FWD(int, alltoalls, N,                                                                              \
+                      (shmem_team_t team, T * dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems),     \
+                      (team, dest, source, dst, sst, nelems))
 FERRY_SHMEM_CXX_RMA(FERRY_SHMEM_CXX_DEF_COLL)
 #undef FERRY_SHMEM_CXX_DEF_COLL
 
 #define FERRY_SHMEM_CXX_DEF_REDUCE(T, N, OP)                                                                           \
-  inline int shmem_##OP##_reduce(shmem_team_t team, T* dest, const T* source, size_t nreduce) {                        \
-    return shmem_##N##_##OP##_reduce(team, dest, source, nreduce);                                                     \
-  }
+  FERRY_SHMEM_CXX_FWD(int, OP##_reduce, N, (shmem_team_t team, T * dest, const T* source, size_t nreduce),             \
+                      (team, dest, source, nreduce))
 #define FERRY_SHMEM_CXX_DEF_REDUCE_BITWISE(T, N)                                                                       \
   FERRY_SHMEM_CXX_DEF_REDUCE(T, N, and) FERRY_SHMEM_CXX_DEF_REDUCE(T, N, or) FERRY_SHMEM_CXX_DEF_REDUCE(T, N, xor)
 #define FERRY_SHMEM_CXX_DEF_REDUCE_MINMAX(T, N) FERRY_SHMEM_CXX_DEF_REDUCE(T, N, max) FERRY_SHMEM_CXX_DEF_REDUCE(T, N, min)
@@ -153,7 +149,7 @@ inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 /* shmem_wait_until on long is the untyped routine of OpenSHMEM 1.2, declared in shmem.h with
  * this very signature: the overload set uses it rather than define a second one. */
 #define FERRY_SHMEM_CXX_DEF_WAIT_UNTIL(T, N)                                                                           \
-  inline void shmem_wait_until(T* ivar, int cmp, T cmp_value) { shmem_##N##_wait_until(ivar, cmp, cmp_value); }
+  FERRY_SHMEM_CXX_FWD(void, wait_until, N, (T * ivar, int cmp, T cmp_value), (ivar, cmp, cmp_value))
 #define FERRY_SHMEM_CXX_P2P_BUT_LONG(X)                                                                                \
   X(int, int) X(long long, longlong) X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)   \
   X(short, short) X(unsigned short, ushort)
@@ -161,49 +157,37 @@ FERRY_SHMEM_CXX_P2P_BUT_LONG(FERRY_SHMEM_CXX_DEF_WAIT_UNTIL)
 #undef FERRY_SHMEM_CXX_P2P_BUT_LONG
 #undef FERRY_SHMEM_CXX_DEF_WAIT_UNTIL
 
+/* The wait_until and test forms of one family take the same arguments (the parameter list
+ * and the argument list, as one macro argument) and return RW and RT. */
+#define FERRY_SHMEM_CXX_WAIT_TEST(RW, RT, SUFFIX, N, ...)                                                              \
+  FERRY_SHMEM_CXX_FWD_(RW, wait_until##SUFFIX, N, __VA_ARGS__) FERRY_SHMEM_CXX_FWD_(RT, test##SUFFIX, N, __VA_ARGS__)
+#define FERRY_SHMEM_CXX_FWD_(R, NAME, N, ...) FERRY_SHMEM_CXX_FWD(R, NAME, N, __VA_ARGS__)
+#define FERRY_SHMEM_CXX_P2P_SET(T)                                                                                     \
+  (T * ivars, size_t nelems, const int* status, int cmp, T cmp_value), (ivars, nelems, status, cmp, cmp_value)
+#define FERRY_SHMEM_CXX_P2P_SOME(T)                                                                                    \
+  (T * ivars, size_t nelems, size_t * indices, const int* status, int cmp, T cmp_value),                               \
+      (ivars, nelems, indices, status, cmp, cmp_value)
+#define FERRY_SHMEM_CXX_P2P_VECTOR(T)                                                                                  \
+  (T * ivars, size_t nelems, const int* status, int cmp, T* cmp_values), (ivars, nelems, status, cmp, cmp_values)
+#define FERRY_SHMEM_CXX_P2P_SOME_VECTOR(T)                                                                             \
+  (T * ivars, size_t nelems, size_t * indices, const int* status, int cmp, T* cmp_values),                             \
+      (ivars, nelems, indices, status, cmp, cmp_values)
 #define FERRY_SHMEM_CXX_DEF_P2P(T, N)                                                                                  \
-  inline void shmem_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {                 \
-    shmem_##N##_wait_until_all(ivars, nelems, status, cmp, cmp_value);                                                 \
-  }                                                                                                                    \
-  inline size_t shmem_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {               \
-    return shmem_##N##_wait_until_any(ivars, nelems, status, cmp, cmp_value);                                          \
-  }                                                                                                                    \
-  inline size_t shmem_wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,            \
-                                      T cmp_value) {                                                                   \
-    return shmem_##N##_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value);                                \
-  }                                                                                                                    \
-  inline void shmem_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {        \
-    shmem_##N##_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values);                                         \
-  }                                                                                                                    \
-  inline size_t shmem_wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {      \
-    return shmem_##N##_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values);                                  \
-  }                                                                                                                    \
-  inline size_t shmem_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,     \
-                                             T* cmp_values) {                                                          \
-    return shmem_##N##_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values);                        \
-  }                                                                                                                    \
-  inline int shmem_test(T* ivar, int cmp, T cmp_value) { return shmem_##N##_test(ivar, cmp, cmp_value); }             \
-  inline int shmem_test_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {                        \
-    return shmem_##N##_test_all(ivars, nelems, status, cmp, cmp_value);                                               \
-  }                                                                                                                    \
-  inline size_t shmem_test_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {                     \
-    return shmem_##N##_test_any(ivars, nelems, status, cmp, cmp_value);                                               \
-  }                                                                                                                    \
-  inline size_t shmem_test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value) {   \
-    return shmem_##N##_test_some(ivars, nelems, indices, status, cmp, cmp_value);                                      \
-  }                                                                                                                    \
-  inline int shmem_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {               \
-    return shmem_##N##_test_all_vector(ivars, nelems, status, cmp, cmp_values);                                        \
-  }                                                                                                                    \
-  inline size_t shmem_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {            \
-    return shmem_##N##_test_any_vector(ivars, nelems, status, cmp, cmp_values);                                        \
-  }                                                                                                                    \
-  inline size_t shmem_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,           \
-                                       T* cmp_values) {                                                                \
-    return shmem_##N##_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values);                              \
-  }
+  FERRY_SHMEM_CXX_FWD(int, test, N, (T * ivar, int cmp, T cmp_value), (ivar, cmp, cmp_value))                          \
+  FERRY_SHMEM_CXX_WAIT_TEST(void, int, _all, N, FERRY_SHMEM_CXX_P2P_SET(T))                                            \
+  FERRY_SHMEM_CXX_WAIT_TEST(size_t, size_t, _any, N, FERRY_SHMEM_CXX_P2P_SET(T))                                       \
+  FERRY_SHMEM_CXX_WAIT_TEST(size_t, size_t, _some, N, FERRY_SHMEM_CXX_P2P_SOME(T))                                     \
+  FERRY_SHMEM_CXX_WAIT_TEST(void, int, _all_vector, N, FERRY_SHMEM_CXX_P2P_VECTOR(T))                                  \
+  FERRY_SHMEM_CXX_WAIT_TEST(size_t, size_t, _any_vector, N, FERRY_SHMEM_CXX_P2P_VECTOR(T))                             \
+  FERRY_SHMEM_CXX_WAIT_TEST(size_t, size_t, _some_vector, N, FERRY_SHMEM_CXX_P2P_SOME_VECTOR(T))
 FERRY_SHMEM_CXX_P2P(FERRY_SHMEM_CXX_DEF_P2P)
 #undef FERRY_SHMEM_CXX_DEF_P2P
+#undef FERRY_SHMEM_CXX_P2P_SOME_VECTOR
+#undef FERRY_SHMEM_CXX_P2P_VECTOR
+#undef FERRY_SHMEM_CXX_P2P_SOME
+#undef FERRY_SHMEM_CXX_P2P_SET
+#undef FERRY_SHMEM_CXX_FWD_
+#undef FERRY_SHMEM_CXX_WAIT_TEST
 
 /* ---- the generic names of OpenSHMEM 1.3, deprecated ---------------------------------------------
  * Each calls a deprecated typed routine: the warning belongs to the program's call of the
@@ -214,20 +198,16 @@ FERRY_SHMEM_CXX_P2P(FERRY_SHMEM_CXX_DEF_P2P)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
 #define FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO(T, N)                                                                       \
-  FERRY_SHMEM_DEPRECATED inline T shmem_fadd(T* dest, T value, int pe) { return shmem_##N##_fadd(dest, value, pe); }   \
-  FERRY_SHMEM_DEPRECATED inline T shmem_finc(T* dest, int pe) { return shmem_##N##_finc(dest, pe); }                   \
-  FERRY_SHMEM_DEPRECATED inline void shmem_add(T* dest, T value, int pe) { shmem_##N##_add(dest, value, pe); }         \
-  FERRY_SHMEM_DEPRECATED inline void shmem_inc(T* dest, int pe) { shmem_##N##_inc(dest, pe); }                         \
-  FERRY_SHMEM_DEPRECATED inline T shmem_cswap(T* dest, T cond, T value, int pe) {                                      \
-    return shmem_##N##_cswap(dest, cond, value, pe);                                                                   \
-  }
+  FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(T, fadd, N, (T * dest, T value, int pe), (dest, value, pe))                        \
+  FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(T, finc, N, (T * dest, int pe), (dest, pe))                                        \
+  FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(void, add, N, (T * dest, T value, int pe), (dest, value, pe))                      \
+  FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(void, inc, N, (T * dest, int pe), (dest, pe))                                      \
+  FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(T, cswap, N, (T * dest, T cond, T value, int pe), (dest, cond, value, pe))
 #define FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO_EXTENDED(T, N)                                                              \
-  FERRY_SHMEM_DEPRECATED inline T shmem_fetch(const T* source, int pe) { return shmem_##N##_fetch(source, pe); }       \
-  FERRY_SHMEM_DEPRECATED inline void shmem_set(T* dest, T value, int pe) { shmem_##N##_set(dest, value, pe); }
-#define FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(T, N)                                                                      \
-  FERRY_SHMEM_DEPRECATED inline T shmem_swap(T* dest, T value, int pe) { return shmem_##N##_swap(dest, value, pe); }
-#define FERRY_SHMEM_CXX_DEF_DEPRECATED_WAIT(T, N)                                                                      \
-  FERRY_SHMEM_DEPRECATED inline void shmem_wait(T* ivar, T cmp_value) { shmem_##N##_wait(ivar, cmp_value); }
+  FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(T, fetch, N, (const T* source, int pe), (source, pe))                              \
+  FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(void, set, N, (T * dest, T value, int pe), (dest, value, pe))
+#define FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(T, N) FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(T, swap, N, (T * dest, T value, int pe), (dest, value, pe))
+#define FERRY_SHMEM_CXX_DEF_DEPRECATED_WAIT(T, N) FERRY_SHMEM_DEPRECATED FERRY_SHMEM_CXX_FWD(void, wait, N, (T * ivar, T cmp_value), (ivar, cmp_value))
 FERRY_SHMEM_TYPES_DEPRECATED_AMO(FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO)
 FERRY_SHMEM_TYPES_DEPRECATED_AMO_EXTENDED(FERRY_SHMEM_CXX_DEF_DEPRECATED_AMO_EXTENDED)
 FERRY_SHMEM_CXX_DEF_DEPRECATED_SWAP(int, int)
@@ -274,6 +254,7 @@ FERRY_SHMEM_CXX_DEF_GNU_COMPLEX(ferry_shmem_gnu_complexd, std::complex<double>, 
 
 #undef FERRY_SHMEM_CXX_UNPAREN
 #undef FERRY_SHMEM_CXX_CTX
+#undef FERRY_SHMEM_CXX_FWD
 #undef FERRY_SHMEM_CXX_REDUCE_ARITH
 #undef FERRY_SHMEM_CXX_REDUCE_BITWISE
 #undef FERRY_SHMEM_CXX_P2P
