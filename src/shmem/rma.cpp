@@ -2,7 +2,6 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <vector>
 
 #include "comm/cma.h"
 #include "comm/mpi_check.h"
@@ -47,11 +46,9 @@ thread_local Arena tArena;
 const void* bounce(Runtime& r, const void* source, size_t bytes, const char* call) {
   Arena& a = tArena;
   if (a.used + bytes > kArenaBytes) {
-    std::vector<MPI_Win> wins = r.ctxWins;
-    wins.push_back(r.heapWin);
-    wins.push_back(r.dataWin);
-    for (MPI_Win w : wins)
+    forEachWindow(r, [&](MPI_Win& w) {
       if (w != MPI_WIN_NULL) mpiOrDie(MPI_Win_flush_local_all(w), "MPI_Win_flush_local_all", r.me, call);
+    });
     a.used = 0;
   }
   uint8_t* at = a.bytes.get() + a.used;

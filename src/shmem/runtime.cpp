@@ -215,13 +215,11 @@ void finalize() {
   Runtime& r = *gRt;
   barrierAll();
   destroyTeams(r);
-  std::vector<MPI_Win*> wins = {&r.heapWin, &r.dataWin};
-  for (MPI_Win& w : r.ctxWins) wins.push_back(&w);
-  for (MPI_Win* w : wins)
-    if (*w != MPI_WIN_NULL) {
-      MPI_Win_unlock_all(*w);
-      MPI_Win_free(w);
-    }
+  forEachWindow(r, [](MPI_Win& w) {
+    if (w == MPI_WIN_NULL) return;
+    MPI_Win_unlock_all(w);
+    MPI_Win_free(&w);
+  });
   MPI_Comm_free(&r.comm);
   r.nodeHeaps = comm::ShmSegment();
   gRt = nullptr;

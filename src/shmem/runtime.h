@@ -64,6 +64,15 @@ struct Runtime {
   std::string host() const { return world->self().host; }
 };
 
+// Calls f(MPI_Win&) on every window of the library: the heap's, the static data's and the
+// contexts' (any may be MPI_WIN_NULL).
+template <class F>
+void forEachWindow(Runtime& r, F&& f) {
+  f(r.heapWin);
+  f(r.dataWin);
+  for (MPI_Win& w : r.ctxWins) f(w);
+}
+
 // The running library. Every entry point other than init calls it: before shmem_init (or
 // after shmem_finalize) it reports the call and ends the process.
 Runtime& rt(const char* call);
