@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "comm/transport.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
@@ -40,14 +41,14 @@ class TagPool;
 
 // The waiting side: call poll() from a wait loop. It sends a probe when the peer has been
 // quiet for a heartbeat, and fails once the peer has been silent for the timeout.
-class PeerWatch {
+class PeerWatch final : public PeerLiveness {
  public:
   PeerWatch(MPI_Comm comm, int peer, TagPool& tags);
-  ~PeerWatch();
+  ~PeerWatch() override;
   // `what` describes the wait, for the error message.
-  Status poll(std::string_view what);
+  Status poll(std::string_view what) override;
   // Anything heard from the peer counts as a sign of life.
-  void heardFrom();
+  void heardFrom() override;
 
  private:
   // How often a silent peer on this machine is checked for having exited (at most).

@@ -1,6 +1,5 @@
 // Control-message plumbing over MPI: an Outbox that keeps each sent buffer alive until
-// MPI is done with it, an Inbox of pre-posted receives for kControlTag, and the tag pool
-// from which rank 0 draws reply and data tags.
+// MPI is done with it, and an Inbox of pre-posted receives for kControlTag.
 #pragma once
 
 #include <mpi.h>
@@ -13,6 +12,8 @@
 #include <vector>
 
 #include "comm/protocol.h"
+#include "comm/tag_pool.h"
+#include "comm/transport.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
@@ -43,13 +44,6 @@ class Outbox {
   std::atomic<size_t> pending_{0};  // entries_.size(), readable without the lock
 };
 
-struct Incoming {
-  int source = -1;
-  const uint8_t* data = nullptr;
-  size_t len = 0;
-  int slot = -1;
-};
-
 // The receives are kept in posting order and only the oldest is tested: MPI matches
 // messages to receives in posting order, so this yields messages in the order MPI matched
 // them, which keeps each sender's messages in the order they were sent. (MPI_Testany
@@ -73,22 +67,6 @@ class Inbox {
   std::vector<std::vector<uint8_t>> buffers_;
   std::vector<MPI_Request> reqs_;
   std::deque<int> postOrder_;  // slots with a posted receive, oldest first
-};
-
-// Tags for replies and data streams. Rank 0 issues every operation and draws from the
-// lower half of [kFirstDynamicTag, MPI_TAG_UB]; a serving rank draws only the reply tags of
-// its own liveness probes, from the upper half, so the two never meet on one pair of ranks.
-// Within a pool, tags cycle: they stay unique for as long as a cycle lasts (tens of
-// thousands of operations at the smallest MPI_TAG_UB allowed, far more in practice).
-class TagPool {
- public:
-  enum class Half : uint8_t { Issuer, Server };
-  void setUpperBound(int ub, Half half = Half::Issuer);
-  int next();
-
- private:
-  std::atomic<uint32_t> counter_{0};
-  int lo_ = kFirstDynamicTag, hi_ = 32767 / 2;
 };
 
 }  // namespace ferry::comm

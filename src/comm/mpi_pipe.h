@@ -1,4 +1,4 @@
-// One direction of a large transfer over MPI, cut into chunks with a window of chunks in
+// The MPI Stream (transport.h): one direction of a large transfer over MPI, cut into chunks with a window of chunks in
 // flight, so that the network, the copy into place and (on staging devices) the device copy
 // overlap. Both ends use the same chunk size (the sender's, carried in the DataDesc) and the
 // same tag; MPI's non-overtaking rule matches the chunks in order.
@@ -12,31 +12,31 @@
 #include <deque>
 #include <vector>
 
+#include "comm/transport.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
 
-class MpiPipe {
+class MpiPipe final : public Stream {
  public:
-  enum class Dir : uint8_t { Send, Recv };
 
   // A Recv pipe with buf == nullptr drains the bytes into a scratch chunk: a rank whose
   // device has failed still takes what a peer sends it, so that the peer does not hang.
   MpiPipe(Dir dir, MPI_Comm comm, int peer, int tag, void* buf, size_t len, size_t chunk, int depth);
   MpiPipe(MpiPipe&&) = default;
   MpiPipe& operator=(MpiPipe&&) = default;
-  ~MpiPipe();
+  ~MpiPipe() override;
 
   // Tests the chunks in flight and posts more. Returns true once every byte has moved.
-  Result<bool> progress();
+  Result<bool> progress() override;
   // Cancels what is still posted (used when the other side reported an error).
-  void cancel();
-  size_t bytesDone() const { return doneBytes_; }
+  void cancel() override;
+  size_t bytesDone() const override { return doneBytes_; }
   // A Send pipe posts only chunks that lie wholly below `bytes` (default: all of them), so
   // that a staged sender can fill its buffer while earlier chunks travel.
-  void setReady(size_t bytes) { ready_ = std::min(bytes, len_); }
-  Dir direction() const { return dir_; }
-  int peer() const { return peer_; }
+  void setReady(size_t bytes) override { ready_ = std::min(bytes, len_); }
+  Dir direction() const override { return dir_; }
+  int peer() const override { return peer_; }
 
  private:
   Status postMore();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "comm/node_split.h"
+#include "comm/transport.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
@@ -21,14 +22,6 @@ class LivenessResponder;  // comm/liveness.h
 // its own (the log line carries its rank and host). World::create runs it with
 // kProtocolVersion.
 Status agreeOnProtocolVersion(MPI_Comm comm, int mine);
-
-// How bytes reach a peer, chosen per pair of ranks from where the peer lives.
-enum class Path : uint8_t {
-  Self,  // same process: memcpy
-  Cma,   // same node: single-copy process_vm_readv/writev
-  Mpi,   // another node, or CMA unusable: chunked, pipelined MPI messages
-};
-const char* pathName(Path p);
 
 struct PeerInfo {
   int rank = 0;
