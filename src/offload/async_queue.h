@@ -4,8 +4,6 @@
 // needs an answer, so a small target region costs about one round trip.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "comm/liveness.h"
-#include "comm/mpi_pipe.h"
 #include "comm/protocol.h"
+#include "comm/transport.h"
 #include "platform/status.h"
 
 namespace ferry::offload {
@@ -25,22 +22,15 @@ struct PendingReply {
   PendingReply() = default;
   PendingReply(const PendingReply&) = delete;
   PendingReply& operator=(const PendingReply&) = delete;
-  ~PendingReply() {
-    if (req == MPI_REQUEST_NULL) return;  // an error abandoned it: take the receive back
-    MPI_Cancel(&req);
-    MPI_Request_free(&req);
-  }
 
   int peer = -1;
   int tag = 0;
   int device = -1;
   std::string what;                      // "retrieve of 4 KiB from device 2", for errors
-  std::unique_ptr<uint8_t[]> buf;  // uninitialised: MPI fills what arrives
-  size_t bufSize = 0;
-  MPI_Request req = MPI_REQUEST_NULL;
+  std::unique_ptr<comm::PostedReceive> recv;  // withdrawn if the reply is abandoned
   void* copyTo = nullptr;                // inline retrieve: where the bytes go
   uint64_t copyLen = 0;
-  std::optional<comm::MpiPipe> pipe;     // large retrieve: chunks that follow the reply
+  std::unique_ptr<comm::Stream> pipe;    // large retrieve: chunks that follow the reply
   std::vector<uint64_t>* valuesOut = nullptr;
   bool replied = false;
   Status status;
@@ -51,7 +41,7 @@ struct PendingReply {
 struct PendingSend {
   int device = -1;
   std::string what;
-  comm::MpiPipe pipe;
+  std::unique_ptr<comm::Stream> pipe;
 };
 
 // Per device: has everything sent on this queue been confirmed by a reply?
@@ -84,7 +74,7 @@ struct AsyncQueue {
   std::map<int, UnconfirmedCopy> unconfirmedCopy;
   Status error;  // first failure seen on this queue
   // Liveness of the ranks this queue waits on, by rank (kept across non-blocking queries).
-  std::map<int, std::unique_ptr<comm::PeerWatch>> watches;
+  std::map<int, std::unique_ptr<comm::PeerLiveness>> watches;
   uint64_t firstQueryNs = 0;  // query_async: when polling this queue began
   std::optional<DeferredLaunch> deferred;
   // Encoded ops for one device, waiting to travel as a single message (Client::queueSend).

@@ -4,9 +4,6 @@
 #include <mpi.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -15,12 +12,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "comm/liveness.h"
 #include "comm/mpi_check.h"
 #include "comm/trace_merge.h"
 #include "comm/watchdog.h"
+#include "comm/mpi_transport.h"
 #include "comm/world.h"
 #include "offload/app_check.h"
 #include "offload/client.h"
@@ -35,8 +32,7 @@
 #include "service/crash_report.h"
 #include "service/discovery.h"
 #include "service/image_hooks.h"
-#include "service/output_capture.h"
-#include "service/server.h"
+#include "service/serving.h"
 
 namespace ferry::offload {
 namespace {
@@ -44,8 +40,7 @@ namespace {
 struct Runtime {
   comm::World* world = nullptr;
   std::unique_ptr<comm::LivenessResponder> responder;
-  std::unique_ptr<service::Server> localServer;  // rank 0's own devices (FERRY_RANK0_DEVICES)
-  std::thread localServerThread;
+  std::unique_ptr<service::ServerThread> localServer;  // rank 0's own devices (FERRY_RANK0_DEVICES)
   Client* client = nullptr;
   bool stopped = false;
   bool tracing = false;
@@ -156,55 +151,21 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
   return n;
 }
 
-// libomp registers each process in /dev/shm (__KMP_REGISTERED_LIB_<pid>_<uid>) and removes
-// the entry in its exit handlers, which _exit skips: every serving rank left one behind. A
-// hard pause (OpenMP 5.0) ends the runtime, entry included. Looked up, not linked: the
-// plugin does not link libomp, which the program has loaded.
-void shutDownOpenMpRuntime() {
-  using PauseAll = int (*)(int);
-  constexpr int kOmpPauseHard = 2;  // omp_pause_hard in omp.h
-  if (auto pause = reinterpret_cast<PauseAll>(dlsym(RTLD_DEFAULT, "omp_pause_resource_all"))) pause(kOmpPauseHard);
-}
-
 [[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices,
                                std::vector<int> globalIds) {
-  Status st;
-  bool lostRank0 = false;
-  {
-    service::Server server(*rt.world, std::move(devices));
-    server.setGlobalIds(std::move(globalIds));
-    if (config().text(Knob::DeviceOutput) == "ordered") {
-      auto capture = service::OutputCapture::start();
-      if (capture) server.forwardOutput(std::move(capture.value()));
-      else log::warn(log::Service, "device output goes to this rank's stdout: %s", capture.status().message().c_str());
-    } else {
-      // Direct: stdout is the launcher's pipe, so stdio would write it in 4 KiB pieces that
-      // split lines, and the launcher would splice other ranks' text into them. One write
-      // per line keeps each line whole, as on a terminal.
-      setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
-    }
-    st = server.run();
-    lostRank0 = server.lostRank0();
-  }  // the server is gone (its receives cancelled) before MPI_Finalize
+  auto transport = std::make_unique<comm::MpiTransport>(*rt.world, comm::MpiTransport::Role::Server);
+  service::ServeOutcome out = service::serve(std::move(transport), std::move(devices), std::move(globalIds));
+  Status st = out.status;
   if (!st) {
     log::error(log::Service, "rank %d stops serving: %s", rt.world->rank(), st.message().c_str());
-    if (lostRank0) rt.world->abortForLostRank(0);
+    if (out.lostIssuer) rt.world->abortForLostRank(0);
     comm::World::abortJob();
   }
   (void)gatherTimeline(rt, "rank " + std::to_string(rt.world->rank()) + " (" + rt.world->self().host +
                                  "): device server");  // a document on rank 0 only
   st = rt.world->finalize(rt.responder.get());
   if (!st) log::error(log::Service, "rank %d, done serving: %s", rt.world->rank(), st.message().c_str());
-  // _exit: this process never ran main, so it must not run the application's destructors.
-  // Its streams are flushed first: a kernel's last line without a newline (direct output).
-  std::fflush(nullptr);
-  shutDownOpenMpRuntime();
-#if defined(__SANITIZE_ADDRESS__)
-  // _exit skips LeakSanitizer's check at exit: the ASan build (FERRY_SANITIZE=address) runs it
-  // here, so that a serving rank's leaks fail its job as rank 0's do.
-  if (__lsan_do_recoverable_leak_check() != 0) _exit(1);
-#endif
-  _exit(st ? 0 : 1);
+  service::exitServingProcess(st.isOk());
 }
 
 }  // namespace
@@ -260,21 +221,14 @@ std::string noDeviceMessage(int ranks) {
 // Rank 0's own devices (FERRY_RANK0_DEVICES) are served by a thread of rank 0.
 void startLocalServer(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices,
                       std::vector<int> globalIds) {
-  rt.localServer = std::make_unique<service::Server>(*rt.world, std::move(devices));
-  // A kernel of rank 0's own devices that calls exit() would have the image's
-  // unregistration wait for the device running it: the report ends the process first.
-  service::installExitReport("rank 0", true);
-  rt.localServer->setGlobalIds(std::move(globalIds));
-  rt.localServerThread = std::thread([&rt] {
-    Status st = rt.localServer->run();
-    if (st) return;
-    log::error(log::Service, "rank 0's own device server stopped: %s", st.message().c_str());
-    comm::World::abortJob();
-  });
+  rt.localServer = std::make_unique<service::ServerThread>(
+      std::make_unique<comm::MpiTransport>(*rt.world, comm::MpiTransport::Role::Server), std::move(devices),
+      std::move(globalIds));
 }
 
 void startClient(Runtime& rt, DeviceTable table) {
-  rt.client = new Client(*rt.world, std::move(table));
+  rt.client = new Client(
+      *rt.world, std::make_unique<comm::MpiTransport>(*rt.world, comm::MpiTransport::Role::Issuer), std::move(table));
   Client::setInstance(rt.client);
   std::vector<std::string> where;
   for (int d = 0; d < rt.client->numDevices(); ++d) where.push_back(rt.client->where(d));
@@ -362,8 +316,7 @@ void stopOffload() {
   rt->stopped = true;
   Status st = rt->client->shutdown();
   if (!st) log::error(log::Offload, "at shutdown: %s", st.message().c_str());
-  if (rt->localServerThread.joinable()) rt->localServerThread.join();
-  rt->localServer.reset();
+  rt->localServer.reset();  // joins it: the client's Shutdown ended it
   std::string timeline = gatherTimeline(*rt, "rank 0 (" + rt->world->self().host + "): main");
   if (Status fin = rt->world->finalize(rt->responder.get()); !fin) log::error(log::Offload, "%s", fin.message().c_str());
   saveTimeline(timeline);

@@ -21,9 +21,9 @@ Client* gClient = nullptr;  // never destroyed: libomptarget calls in after stat
 Client* Client::instance() { return gClient; }
 void Client::setInstance(Client* c) { gClient = c; }
 
-Client::Client(comm::World& world, DeviceTable table)
-    : world_(world), table_(std::move(table)), outbox_(world.comm()), output_(world.comm(), world.size()) {
-  tags_.setUpperBound(world.tagUpperBound());
+Client::Client(comm::World& world, std::unique_ptr<comm::Transport> transport, DeviceTable table)
+    : world_(world), transport_(std::move(transport)), table_(std::move(table)), output_(*transport_) {
+  tags_.setUpperBound(transport_->tagUpperBound());
   for (const auto& e : table_.entries()) {
     hasGpus_ |= e.kind == service::DeviceKind::Gpu;
     pagesOverMpi_ |= e.rank != world.rank() && (world.peer(e.rank).node != world.self().node || !world.cmaEnabled());
@@ -57,7 +57,7 @@ Status Client::refusedAfterShutdown(MsgType type) const {
 Status Client::send(int id, MsgType type, const comm::Body& body, const void* inlineBytes, size_t inlineLen) {
   if (Status st = refusedAfterShutdown(type); !st) return st;
   counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
-  return outbox_.send(devices_[id]->entry.rank, comm::kControlTag, encodeFor(id, type, body, inlineBytes, inlineLen));
+  return transport_->send(devices_[id]->entry.rank, comm::kControlTag, encodeFor(id, type, body, inlineBytes, inlineLen));
 }
 
 // The two halves of a device-to-device copy, with no other control message between them in
@@ -69,7 +69,7 @@ Status Client::sendPair(int idA, MsgType typeA, const comm::Body& bodyA, int idB
                         const comm::Body& bodyB) {
   if (Status st = refusedAfterShutdown(typeA); !st) return st;
   counters_.controlMessages.fetch_add(2, std::memory_order_relaxed);
-  return outbox_.sendPair(devices_[idA]->entry.rank, encodeFor(idA, typeA, bodyA, nullptr, 0),
+  return transport_->sendPair(devices_[idA]->entry.rank, encodeFor(idA, typeA, bodyA, nullptr, 0),
                           devices_[idB]->entry.rank, encodeFor(idB, typeB, bodyB, nullptr, 0), comm::kControlTag);
 }
 
@@ -102,7 +102,7 @@ Status Client::flushBatch(AsyncQueue& q) {
   q.batch.clear();
   q.batchBytes = 0;
   counters_.controlMessages.fetch_add(1, std::memory_order_relaxed);
-  return outbox_.send(rank, comm::kControlTag, std::move(bytes));
+  return transport_->send(rank, comm::kControlTag, std::move(bytes));
 }
 
 PendingReply& Client::expectReply(AsyncQueue& q, int id, int tag, size_t numValues, size_t inlineCapacity,
@@ -112,13 +112,13 @@ PendingReply& Client::expectReply(AsyncQueue& q, int id, int tag, size_t numValu
   r->tag = tag;
   r->device = id;
   r->what = std::move(what);
-  r->bufSize = comm::replyCapacity(numValues, inlineCapacity);
-  r->buf.reset(new uint8_t[r->bufSize]);
-  // Posted before the request goes out, so the reply never waits in MPI's unexpected queue.
-  int rc = MPI_Irecv(r->buf.get(), static_cast<int>(r->bufSize), MPI_BYTE, r->peer, tag, world_.comm(), &r->req);
-  if (rc != MPI_SUCCESS) {
+  // Posted before the request goes out, so the reply never waits in an unexpected queue.
+  auto recv = transport_->expect(r->peer, tag, comm::replyCapacity(numValues, inlineCapacity));
+  if (recv) {
+    r->recv = std::move(*recv);
+  } else {
     r->replied = true;
-    r->status = comm::mpiStatus(rc, "MPI_Irecv(reply)", r->peer);
+    r->status = recv.takeStatus();
   }
   q.replies.push_back(std::move(r));
   return *q.replies.back();
@@ -157,10 +157,10 @@ Status Client::shipImage(int id, const service::ImageRecord& image, comm::DataDe
 comm::DataDesc Client::describeData(int id, uint64_t bytes, const void* addr) {
   comm::DataDesc data;
   data.size = bytes;
-  data.peer = world_.rank();
+  data.peer = transport_->self();
   if (bytes <= config().size(Knob::EagerLimit)) {
     data.mode = comm::DataMode::Inline;
-  } else if (world_.pathTo(devices_[id]->entry.rank) != comm::Path::Mpi) {
+  } else if (transport_->pathTo(devices_[id]->entry.rank) != comm::Path::Mpi) {
     data.mode = comm::DataMode::Cma;
     data.remoteAddr = reinterpret_cast<uint64_t>(addr);
   } else {
@@ -174,9 +174,9 @@ comm::DataDesc Client::describeData(int id, uint64_t bytes, const void* addr) {
 Status Client::queuePipeSend(AsyncQueue& q, int id, std::string what, const comm::DataDesc& data, const void* addr) {
   q.sends.push_back(std::make_unique<PendingSend>(
       PendingSend{id, std::move(what),
-                  comm::MpiPipe(comm::MpiPipe::Dir::Send, world_.comm(), devices_[id]->entry.rank, data.tag,
-                                const_cast<void*>(addr), data.size, data.chunk, kAllChunks)}));
-  return q.sends.back()->pipe.progress().takeStatus();
+                  transport_->openStream(comm::Stream::Dir::Send, devices_[id]->entry.rank, data.tag,
+                                         const_cast<void*>(addr), data.size, data.chunk, kAllChunks)}));
+  return q.sends.back()->pipe->progress().takeStatus();
 }
 
 Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image* offered) {
@@ -302,28 +302,28 @@ int Client::firstDeviceOf(int rank) const {
 }
 
 Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpec& spec) {
-  if (rankA == rankB || rankA < 0 || rankB < 0 || rankA >= world_.size() || rankB >= world_.size())
+  if (rankA == rankB || rankA < 0 || rankB < 0 || rankA >= transport_->size() || rankB >= transport_->size())
     return Status(Errc::InvalidArgument, "a baseline needs two different ranks of this job");
-  if (rankA != world_.rank() && firstDeviceOf(rankA) < 0)
+  if (rankA != transport_->self() && firstDeviceOf(rankA) < 0)
     return Status(Errc::InvalidArgument, "rank " + std::to_string(rankA) + " serves no device");
-  if (rankB != world_.rank() && firstDeviceOf(rankB) < 0)
+  if (rankB != transport_->self() && firstDeviceOf(rankB) < 0)
     return Status(Errc::InvalidArgument, "rank " + std::to_string(rankB) + " serves no device");
   auto toRank = [&](int rank, const comm::BaselineMsg& m) {
-    return outbox_.send(rank, comm::kControlTag,
+    return transport_->send(rank, comm::kControlTag,
                         comm::encode(MsgType::Baseline, comm::kNoDevice, seq_.fetch_add(1), m));
   };
   comm::BaselineMsg responder{rankA, static_cast<uint8_t>(spec.kind), 0, spec.bytes, spec.warmup, spec.iters,
                               spec.window, 0};
   // This rank answers when it is rank_b: no server loop runs here to take the message.
-  bool iRespond = rankB == world_.rank();
+  bool iRespond = rankB == transport_->self();
   if (!iRespond)
     if (Status st = toRank(rankB, responder); !st) return st;
-  if (rankA == world_.rank()) {
-    auto seconds = comm::runBaseline(world_.comm(), rankB, true, spec);
+  if (rankA == transport_->self()) {
+    auto seconds = transport_->baseline(rankB, true, spec);
     // The message that started rank_b must be gone before its buffer is; a send that fails
     // is the baseline's failure (and would otherwise keep this loop waiting for ever).
-    while (outbox_.pending() > 0)
-      if (Status st = outbox_.reap(); !st) return st;
+    while (transport_->pendingSends() > 0)
+      if (Status st = transport_->reap(); !st) return st;
     return seconds;
   }
   // A serving rank times it: rank 0 starts it, answers it if it is the peer, and collects
@@ -338,7 +338,7 @@ Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpe
   r.valuesOut = &ns;
   if (Status st = toRank(rankA, initiator); !st) return st;
   if (iRespond)
-    if (Status st = comm::runBaseline(world_.comm(), rankA, false, spec).takeStatus(); !st)
+    if (Status st = transport_->baseline(rankA, false, spec).takeStatus(); !st)
       return st.withContext("answering rank " + std::to_string(rankA) + "'s MPI baseline");
   if (Status st = wait(q, "mpi_baseline"); !st) return st;
   if (ns.size() != 1) return Status(Errc::Protocol, "the baseline reply carries no time");
@@ -347,10 +347,10 @@ Result<double> Client::mpiBaseline(int rankA, int rankB, const comm::BaselineSpe
 
 Status Client::setInfoFlag(uint32_t flags) {
   Status first;
-  for (int r = 0; r < world_.size(); ++r) {
+  for (int r = 0; r < transport_->size(); ++r) {
     if (firstDeviceOf(r) < 0) continue;
     auto bytes = comm::encode(MsgType::SetInfo, comm::kNoDevice, seq_.fetch_add(1), comm::SetInfoMsg{flags});
-    if (Status st = outbox_.send(r, comm::kControlTag, std::move(bytes)); !st && first) first = st;
+    if (Status st = transport_->send(r, comm::kControlTag, std::move(bytes)); !st && first) first = st;
   }
   return first;
 }
@@ -369,15 +369,15 @@ Status Client::shutdown() {
     if (!used) continue;
     if (Status st = syncDevice(id); !st && first) first = st;
   }
-  for (int r = 0; r < world_.size(); ++r) {
-    bool serves = r != world_.rank() || std::any_of(devices_.begin(), devices_.end(),
+  for (int r = 0; r < transport_->size(); ++r) {
+    bool serves = r != transport_->self() || std::any_of(devices_.begin(), devices_.end(),
                                                     [&](const auto& d) { return d->entry.rank == r; });
     if (!serves) continue;
     auto bytes = comm::encode(MsgType::Shutdown, comm::kNoDevice, seq_.fetch_add(1), comm::ShutdownMsg{});
-    if (Status st = outbox_.send(r, comm::kControlTag, std::move(bytes)); !st && first) first = st;
+    if (Status st = transport_->send(r, comm::kControlTag, std::move(bytes)); !st && first) first = st;
   }
-  while (outbox_.pending() > 0)
-    if (Status st = outbox_.reap(); !st) return st;
+  while (transport_->pendingSends() > 0)
+    if (Status st = transport_->reap(); !st) return st;
   shutDown_ = true;
   return first;
 }

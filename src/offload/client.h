@@ -10,8 +10,9 @@
 #include <set>
 #include <vector>
 
-#include "comm/mailbox.h"
 #include "comm/mpi_baseline.h"
+#include "comm/tag_pool.h"
+#include "comm/transport.h"
 #include "comm/world.h"
 #include "offload/async_queue.h"
 #include "offload/device_allocator.h"
@@ -44,7 +45,9 @@ struct OffloadCounters {
 
 class Client {
  public:
-  Client(comm::World& world, DeviceTable table);
+  // Requests and data travel over `transport`; `world` is the job, which a lost rank ends
+  // and whose ranks may page this rank's memory (unified shared memory).
+  Client(comm::World& world, std::unique_ptr<comm::Transport> transport, DeviceTable table);
   static Client* instance();
   static void setInstance(Client* c);
 
@@ -161,9 +164,9 @@ class Client {
   Status refusedAfterShutdown(comm::MsgType type) const;
 
   comm::World& world_;
+  std::unique_ptr<comm::Transport> transport_;
   DeviceTable table_;
   std::vector<std::unique_ptr<RemoteDevice>> devices_;
-  comm::Outbox outbox_;
   comm::TagPool tags_;
   std::atomic<uint64_t> seq_{1};
   int64_t requires_ = 0;

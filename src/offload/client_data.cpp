@@ -54,7 +54,7 @@ static bool mappedHere(uint64_t addr, uint64_t len) {
 }
 
 Result<int> Client::remoteDeviceHolding(uint64_t addr, uint64_t len, int near, const char* op) const {
-  auto remote = [&](int id) { return devices_[id]->entry.rank != world_.rank() && holds(id, addr, len); };
+  auto remote = [&](int id) { return devices_[id]->entry.rank != transport_->self() && holds(id, addr, len); };
   int found = remote(near) ? near : -1, other = -1;
   if (found < 0) {
     for (int id = 0; id < numDevices() && other < 0; ++id) {
@@ -103,7 +103,7 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
     rank0Blocks_[reinterpret_cast<uint64_t>(p)] = static_cast<uint64_t>(std::max<int64_t>(size, 1));
     return p;
   }
-  if (kind == abi::kAllocShared && d.entry.rank != world_.rank())
+  if (kind == abi::kAllocShared && d.entry.rank != transport_->self())
     return Status(Errc::Unsupported, "shared (host and device) memory cannot span processes: " + where(id) +
                                          " is served by another rank; use device memory and omp_target_memcpy");
   if (!d.heap) return allocateOnServer(id, size, kind);
@@ -228,7 +228,7 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   m.src = reinterpret_cast<uint64_t>(src);
   m.replyTag = tags_.next();
   m.data.size = n;
-  m.data.peer = world_.rank();
+  m.data.peer = transport_->self();
   counters_.deviceToHostBytes.fetch_add(n, std::memory_order_relaxed);
   std::string what = "data_retrieve of " + parse::formatSize(n) + " from " + where(id);
   bool small = n <= eagerLimit();
@@ -236,7 +236,7 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   if (small) {
     r.copyTo = dst;
     r.copyLen = n;
-  } else if (world_.pathTo(e.rank) != comm::Path::Mpi) {
+  } else if (transport_->pathTo(e.rank) != comm::Path::Mpi) {
     m.data.mode = DataMode::Cma;
     m.data.remoteAddr = reinterpret_cast<uint64_t>(dst);
   } else {
@@ -244,7 +244,7 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
     m.data.chunk = chunkSize();
     // The chunks follow the reply on the same tag; these receives are posted after the
     // reply's, so MPI's ordering matches each to its place.
-    r.pipe.emplace(comm::MpiPipe::Dir::Recv, world_.comm(), e.rank, m.replyTag, dst, n, m.data.chunk, kAllChunks);
+    r.pipe = transport_->openStream(comm::Stream::Dir::Recv, e.rank, m.replyTag, dst, n, m.data.chunk, kAllChunks);
     if (Status st = r.pipe->progress().takeStatus(); !st) return st;
   }
   if (Status st = queueSend(q, id, MsgType::Retrieve, m); !st) return st;
@@ -267,7 +267,7 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   const DeviceEntry& s = devices_[srcId]->entry;
   const DeviceEntry& d = devices_[dstId]->entry;
   // Rank 0 sends two commands and no bytes: the serving ranks move the data between them.
-  comm::Path path = world_.pathBetween(s.rank, d.rank);
+  comm::Path path = transport_->pathBetween(s.rank, d.rank);
   comm::DataDesc data;
   data.size = n;
   data.tag = tags_.next();

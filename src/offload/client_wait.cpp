@@ -36,8 +36,8 @@ void record(AsyncQueue& q, Status st) {
 
 // Applies an arrived reply; returns its status. Device output the serving rank sent before
 // the reply is printed first, in the order the program produced it.
-Status applyReply(PendingReply& r, int count, DeviceOutput& output) {
-  auto msg = comm::decode(r.buf.get(), static_cast<size_t>(count));
+Status applyReply(PendingReply& r, size_t count, DeviceOutput& output) {
+  auto msg = comm::decode(r.recv->data(), count);
   if (!msg) return msg.takeStatus();
   auto* reply = std::get_if<comm::ReplyMsg>(&msg->body);
   if (!reply) return Status(Errc::Protocol, "expected a reply, got " + std::string(comm::msgTypeName(msg->header.type)));
@@ -59,15 +59,10 @@ Status applyReply(PendingReply& r, int count, DeviceOutput& output) {
 Status Client::progress(AsyncQueue& q) {
   for (auto& r : q.replies) {
     if (!r->replied) {
-      int done = 0, count = 0;
-      MPI_Status status;
-      Status st = comm::mpiStatus(MPI_Test(&r->req, &done, &status), "MPI_Test(reply)", r->peer);
-      if (!st || done) {
+      auto arrived = r->recv->test();
+      if (!arrived || arrived->has_value()) {
         r->replied = true;
-        if (st) {
-          MPI_Get_count(&status, MPI_BYTE, &count);
-          st = applyReply(*r, count, output_);
-        }
+        Status st = arrived ? applyReply(*r, **arrived, output_) : arrived.takeStatus();
         r->status = st;
         if (!st) r->pipe.reset();  // the data will not come
       }
@@ -79,7 +74,7 @@ Status Client::progress(AsyncQueue& q) {
     }
   }
   for (auto& s : q.sends) {
-    auto done = s->pipe.progress();
+    auto done = s->pipe->progress();
     if (!done) {
       record(q, done.takeStatus().withContext(s->what));
       s.reset();
@@ -97,7 +92,7 @@ Status Client::progress(AsyncQueue& q) {
   // The control messages this rank sent stay in the outbox until MPI is done with them;
   // unreaped, every one whose send was not complete at once stayed until the job's end
   // (the soak test measured rank 0 growing by about 2 KiB per copy). Cheap when none is.
-  return outbox_.reap();
+  return transport_->reap();
 }
 
 comm::SyncMsg Client::syncRequest(AsyncQueue& q, int id) {
@@ -160,7 +155,7 @@ void Client::watchPeers(AsyncQueue& q, const char* what) {
   auto watch = [&](int device, const std::string& awaited) {
     int rank = devices_[device]->entry.rank;
     auto& w = q.watches[rank];
-    if (!w) w = std::make_unique<comm::PeerWatch>(world_.comm(), rank, tags_);
+    if (!w) w = transport_->watch(rank, tags_);
     if (Status st = w->poll(awaited); !st) endJobForLostPeer(rank, st.withContext(where(device)));
   };
   if (q.replies.empty()) watch(frontDevice(q), q.sends.empty() ? what : q.sends.front()->what);

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <vector>
 
-#include "comm/mpi_check.h"
 #include "comm/protocol.h"
 #include "platform/backoff.h"
 #include "platform/clock.h"
@@ -11,26 +10,16 @@
 
 namespace ferry::offload {
 
-DeviceOutput::DeviceOutput(MPI_Comm comm, int worldSize)
-    : comm_(comm), printed_(new std::atomic<uint64_t>[static_cast<size_t>(worldSize)]) {
-  for (int r = 0; r < worldSize; ++r) printed_[r].store(0, std::memory_order_relaxed);
+DeviceOutput::DeviceOutput(comm::Transport& transport)
+    : transport_(transport), printed_(new std::atomic<uint64_t>[static_cast<size_t>(transport.size())]) {
+  for (int r = 0; r < transport.size(); ++r) printed_[r].store(0, std::memory_order_relaxed);
 }
 
 Status DeviceOutput::receiveOne(int peer, bool& got) {
-  int flag = 0;
-  MPI_Message handle;
-  MPI_Status status;
-  if (Status st = comm::mpiStatus(MPI_Improbe(peer, comm::kOutputTag, comm_, &flag, &handle, &status),
-                                  "MPI_Improbe(device output)", peer);
-      !st || !flag)
-    return st;
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
-  std::vector<uint8_t> buf(static_cast<size_t>(count));
-  if (Status st = comm::mpiStatus(MPI_Mrecv(buf.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE),
-                                  "MPI_Mrecv(device output)", peer);
-      !st)
-    return st;
+  auto arrived = transport_.take(peer, comm::kOutputTag);
+  if (!arrived) return arrived.takeStatus().withContext("device output");
+  if (!arrived->has_value()) return {};
+  const std::vector<uint8_t>& buf = **arrived;
   auto msg = comm::decode(buf.data(), buf.size());
   if (!msg) return msg.takeStatus().withContext("device output from rank " + std::to_string(peer));
   const auto* out = std::get_if<comm::OutputMsg>(&msg->body);

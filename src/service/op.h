@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "comm/mpi_pipe.h"
 #include "comm/protocol.h"
+#include "comm/transport.h"
 #include "service/staging_pool.h"
 #include "service/worker.h"
 
@@ -35,7 +35,7 @@ struct Op {
   bool barrier = false;
 
   // Running state, depending on the kind of op.
-  std::optional<comm::MpiPipe> pipe;
+  std::unique_ptr<comm::Stream> pipe;  // a transfer over the transport (Mpi data mode)
   std::shared_ptr<Completion> job;  // work handed to the device's worker
   bool awaitingRendezvous = false;  // same-node exchange: waiting for Rtr (send) or Fin (recv)
   std::vector<uint8_t> imageBytes;  // LoadImage: the image as it arrived

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "comm/liveness.h"
 #include "comm/mpi_baseline.h"
-#include "comm/mpi_check.h"
 #include "comm/protocol.h"
+#include "comm/tag_pool.h"
 #include "platform/backoff.h"
 #include "platform/config.h"
 #include "platform/log.h"
@@ -14,14 +13,11 @@
 
 namespace ferry::service {
 namespace {
-constexpr int kInboxSlots = 8;
 constexpr int kMaxMessagesPerPoll = 16;
 }  // namespace
 
-Server::Server(comm::World& world, std::vector<std::unique_ptr<LocalDevice>> devices)
-    : world_(world),
-      inbox_(world.comm(), kInboxSlots, comm::kMaxControlMessage, comm::kControlTag),
-      outbox_(world.comm()) {
+Server::Server(std::unique_ptr<comm::Transport> transport, std::vector<std::unique_ptr<LocalDevice>> devices)
+    : transport_(std::move(transport)) {
   uint64_t retain = config().size(Knob::StagingRetain);
   for (auto& d : devices) {
     DeviceState s;
@@ -40,7 +36,7 @@ Server::Server(comm::World& world, std::vector<std::unique_ptr<LocalDevice>> dev
     for (auto& d : devices_) d.worker = std::make_unique<Worker>();
 }
 
-Server::~Server() { inbox_.close(); }
+Server::~Server() { transport_->stopReceiving(); }
 
 Status Server::run() {
   trace::nameThread("server");
@@ -48,16 +44,16 @@ Status Server::run() {
   // A serving rank also watches rank 0: if rank 0 vanishes without the launcher ending the
   // job (MPICH with -disable-auto-cleanup, srun without --kill-on-bad-exit), the server
   // must not wait for it forever.
-  std::unique_ptr<comm::PeerWatch> issuer;
+  std::unique_ptr<comm::PeerLiveness> issuer;
   comm::TagPool watchTags;
-  if (world_.rank() != 0) {
-    watchTags.setUpperBound(world_.tagUpperBound(), comm::TagPool::Half::Server);
-    issuer = std::make_unique<comm::PeerWatch>(world_.comm(), 0, watchTags);
+  if (transport_->self() != 0) {
+    watchTags.setUpperBound(transport_->tagUpperBound(), comm::TagPool::Half::Server);
+    issuer = transport_->watch(0, watchTags);
   }
   while (true) {
     bool progressed = false;
     for (int i = 0; i < kMaxMessagesPerPoll; ++i) {
-      auto in = inbox_.poll();
+      auto in = transport_->poll();
       if (!in) return in.takeStatus();
       if (!in->has_value()) break;
       progressed = true;
@@ -67,17 +63,17 @@ Status Server::run() {
       // Start what just arrived before anything else (re-posting the receive included):
       // this is the latency of every remote operation.
       for (uint32_t d = 0; d < devices_.size(); ++d) advance(d);
-      if (Status rel = inbox_.release(**in); !rel) return rel;
+      if (Status rel = transport_->release(**in); !rel) return rel;
     }
     bool busy = false;
     for (uint32_t d = 0; d < devices_.size(); ++d) {
       progressed |= advance(d);
       busy |= !devices_[d].ops.empty();
     }
-    if (Status st = outbox_.reap(); !st) return st;
+    if (Status st = transport_->reap(); !st) return st;
     if (linkBroken()) return linkError_;
-    if (shutdown_ && !busy && outbox_.pending() == 0) {
-      inbox_.close();  // no receive may stay posted into MPI_Finalize
+    if (shutdown_ && !busy && transport_->pendingSends() == 0) {
+      transport_->stopReceiving();  // no receive may stay posted into MPI_Finalize
       return {};
     }
     if (issuer && backoff.pastSpin())
@@ -153,7 +149,7 @@ Status Server::dispatchBatch(int source, const comm::BatchMsg& batch) {
 Status Server::enqueue(comm::Message msg, int source) {
   uint32_t dev = msg.header.device;
   if (dev >= devices_.size()) {
-    Status st(Errc::NotFound, "rank " + std::to_string(world_.rank()) + " on host " + world_.self().host +
+    Status st(Errc::NotFound, transport_->where() +
                                   " serves " + std::to_string(devices_.size()) + " device(s) and has no local device " +
                                   std::to_string(dev) + " (" + comm::msgTypeName(msg.header.type) + ")");
     log::error(log::Service, "%s", st.message().c_str());
@@ -192,7 +188,7 @@ bool Server::pipeInFlight() const {
 // only while the devices are idle, and the figure must not include Ferry's own work.
 Status Server::runBaseline(int client, const comm::BaselineMsg& m, uint64_t seq) {
   comm::BaselineSpec spec{static_cast<comm::BaselineKind>(m.kind), m.bytes, m.warmup, m.iters, m.window};
-  auto seconds = comm::runBaseline(world_.comm(), m.peer, m.initiator != 0, spec);
+  auto seconds = transport_->baseline(m.peer, m.initiator != 0, spec);
   if (!m.initiator) return seconds.takeStatus();
   uint64_t ns = seconds ? static_cast<uint64_t>(*seconds * 1e9) : 0;
   reply(client, m.replyTag, seq, seconds.status(), {ns});
@@ -229,9 +225,9 @@ void Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vec
 }
 
 void Server::post(int peer, int tag, std::vector<uint8_t> bytes, const std::string& what) {
-  Status st = outbox_.send(peer, tag, std::move(bytes));
+  Status st = transport_->send(peer, tag, std::move(bytes));
   if (st || linkBroken()) return;
-  linkError_ = Status(st.code(), "rank " + std::to_string(world_.rank()) + " on host " + world_.self().host +
+  linkError_ = Status(st.code(), transport_->where() +
                                      " cannot send " + what + " to rank " + std::to_string(peer) + ", which waits for it (" +
                                      st.message() + "); it stops serving rather than leave rank " +
                                      std::to_string(peer) + " waiting");
@@ -245,7 +241,7 @@ void Server::sendOutput(int client, bool thorough) {
     size_t len = std::min(comm::kMaxOutputChunk, outputPending_.size() - at);
     sent += len;
     comm::OutputMsg m{sent, reinterpret_cast<const uint8_t*>(outputPending_.data() + at), len};
-    Status st = outbox_.send(client, comm::kOutputTag, comm::encode(comm::MsgType::Output, comm::kNoDevice, 0, m));
+    Status st = transport_->send(client, comm::kOutputTag, comm::encode(comm::MsgType::Output, comm::kNoDevice, 0, m));
     if (!st) log::error(log::Service, "device output for rank %d is lost: %s", client, st.message().c_str());
   }
   outputPending_.clear();
@@ -253,14 +249,14 @@ void Server::sendOutput(int client, bool thorough) {
 
 void Server::sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size) {
   comm::RtrMsg m{xfer, dst, size};
-  if (srcRank == world_.rank()) return deliverRtr(srcRank, m);
+  if (srcRank == transport_->self()) return deliverRtr(srcRank, m);
   post(srcRank, comm::kControlTag, comm::encode(comm::MsgType::Rtr, comm::kNoDevice, 0, m),
        "ready-to-receive of transfer " + std::to_string(xfer));
 }
 
 void Server::sendFin(int dstRank, int32_t xfer, const Status& st) {
   comm::FinMsg m{xfer, st.code(), st.message()};
-  if (dstRank == world_.rank()) return deliverFin(dstRank, m);
+  if (dstRank == transport_->self()) return deliverFin(dstRank, m);
   post(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Fin, comm::kNoDevice, 0, m),
        "the end of transfer " + std::to_string(xfer));
 }
@@ -325,7 +321,7 @@ void Server::deliverRts(int fromRank, const comm::RtsMsg& rts) {
   if (it == recvsAwaitingFin_.end()) {
     // The receive ended meanwhile (its device failed); release the sender all the same.
     Status st(Errc::Protocol, "rts from rank " + std::to_string(fromRank) + " for transfer " +
-                                  std::to_string(rts.xfer) + ", which rank " + std::to_string(world_.rank()) +
+                                  std::to_string(rts.xfer) + ", which rank " + std::to_string(transport_->self()) +
                                   " no longer receives");
     log::error(log::Service, "%s", st.message().c_str());
     sendFin(fromRank, rts.xfer, st);

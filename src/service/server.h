@@ -11,8 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "comm/mailbox.h"
-#include "comm/world.h"
+#include "comm/transport.h"
 #include "platform/status.h"
 #include "service/image.h"
 #include "service/local_device.h"
@@ -25,7 +24,8 @@ namespace ferry::service {
 
 class Server {
  public:
-  Server(comm::World& world, std::vector<std::unique_ptr<LocalDevice>> devices);
+  // The server reaches its issuers through `transport` (MPI, or a daemon's channel).
+  Server(std::unique_ptr<comm::Transport> transport, std::vector<std::unique_ptr<LocalDevice>> devices);
   ~Server();
 
   // Serves until rank 0 sends Shutdown, then returns. An error return means this rank can
@@ -40,7 +40,7 @@ class Server {
   // Sends what kernels print to the issuer, in order with its replies (output_capture.h).
   void forwardOutput(std::unique_ptr<OutputCapture> capture) {
     capture_ = std::move(capture);
-    outputSent_.assign(static_cast<size_t>(world_.size()), 0);
+    outputSent_.assign(static_cast<size_t>(transport_->size()), 0);
   }
 
  private:
@@ -121,9 +121,7 @@ class Server {
   // `st` prefixed with the op and where it ran ("load_image on device 0 of rank 2 ...").
   Status withWhere(uint32_t dev, const Op& op, Status st) const;
 
-  comm::World& world_;
-  comm::Inbox inbox_;
-  comm::Outbox outbox_;
+  std::unique_ptr<comm::Transport> transport_;
   std::vector<DeviceState> devices_;
   std::map<uint64_t, std::shared_ptr<ImageRecord>> images_;
   std::map<XferKey, comm::RtrMsg> earlyRtrs_;

@@ -14,8 +14,7 @@ using comm::DataMode;
 using comm::MsgType;
 
 std::string Server::describe(uint32_t dev, const Op& op) const {
-  std::string s = std::string(comm::msgTypeName(op.type)) + " on device " + std::to_string(dev) + " of rank " +
-                  std::to_string(world_.rank()) + " (host " + world_.self().host + ")";
+  std::string s = std::string(comm::msgTypeName(op.type)) + " on device " + std::to_string(dev) + " of " + transport_->where();
   if (const auto* m = std::get_if<comm::SubmitMsg>(&op.body))
     s += ", " + parse::formatSize(m->data.size) + " to " + hex(m->dst);
   if (const auto* m = std::get_if<comm::RetrieveMsg>(&op.body))
@@ -135,7 +134,7 @@ void Server::poll(uint32_t dev, Op& op) {
     }
     if (!*done) return;
     // A receive has all its bytes; the last ones may still be on their way to the device.
-    if (staged && op.deferred.isOk() && op.pipe->direction() == comm::MpiPipe::Dir::Recv &&
+    if (staged && op.deferred.isOk() && op.pipe->direction() == comm::Stream::Dir::Recv &&
         (op.copy || op.staged < op.stage.size()))
       return;
     op.pipe.reset();

@@ -13,7 +13,7 @@
 namespace ferry::service {
 
 using comm::DataMode;
-using comm::MpiPipe;
+using comm::Stream;
 using comm::MsgType;
 
 namespace {
@@ -29,19 +29,19 @@ constexpr uint64_t kSplitCopyMin = 256 * 1024;
 // Same-node copies: CMA with another process, memcpy within this one (rank 0's in-process
 // server, or two devices of one rank).
 Status Server::copyFromPeer(int peer, uint64_t remote, void* local, uint64_t len) {
-  if (peer == world_.rank()) {
+  if (peer == transport_->self()) {
     copyBytes(local, reinterpret_cast<const void*>(remote), len);
     return {};
   }
-  return comm::cmaRead(world_.peer(peer).pid, remote, local, len);
+  return comm::cmaRead(transport_->pidOf(peer), remote, local, len);
 }
 
 Status Server::copyToPeer(int peer, uint64_t remote, const void* local, uint64_t len) {
-  if (peer == world_.rank()) {
+  if (peer == transport_->self()) {
     copyBytes(reinterpret_cast<void*>(remote), local, len);
     return {};
   }
-  return comm::cmaWrite(world_.peer(peer).pid, remote, local, len);
+  return comm::cmaWrite(transport_->pidOf(peer), remote, local, len);
 }
 
 int replyTagOf(const comm::Body& body) {
@@ -108,7 +108,7 @@ void Server::startLoadImage(uint32_t dev, Op& op) {
     }
     case DataMode::Mpi:
       op.imageBytes.resize(m.data.size);
-      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, op.imageBytes.data(), m.data.size,
+      op.pipe = transport_->openStream(Stream::Dir::Recv, m.data.peer, m.data.tag, op.imageBytes.data(), m.data.size,
                       m.data.chunk, pipelineDepth());
       return poll(dev, op);
   }
@@ -187,7 +187,7 @@ Status Server::streamStaged(uint32_t dev, Op& op) {
   if (Status st = settleCopy(op); !st) return st;
   const comm::DataDesc* data = dataOf(op);
   if (!op.stage || !data) return {};
-  bool send = op.pipe->direction() == comm::MpiPipe::Dir::Send;
+  bool send = op.pipe->direction() == comm::Stream::Dir::Send;
   uint64_t upto = op.pipe->bytesDone();
   if (send) {
     op.pipe->setReady(op.staged);
@@ -269,7 +269,7 @@ void Server::startSubmit(uint32_t dev, Op& op) {
         complete(dev, op, sink.takeStatus());
         return drainIncoming(dev, op);
       }
-      op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, *sink, m.data.size, m.data.chunk,
+      op.pipe = transport_->openStream(Stream::Dir::Recv, m.data.peer, m.data.tag, *sink, m.data.size, m.data.chunk,
                       pipelineDepth());
       return poll(dev, op);
     }
@@ -302,7 +302,7 @@ void Server::startRetrieve(uint32_t dev, Op& op) {
       // The reply goes first on the same tag; the issuer posted its receive first.
       reply(op.client, m.replyTag, op.seq, {});
       if (linkBroken()) return complete(dev, op, Status(linkError_));
-      op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.replyTag, const_cast<uint8_t*>(src),
+      op.pipe = transport_->openStream(Stream::Dir::Send, m.data.peer, m.replyTag, const_cast<uint8_t*>(src),
                       m.data.size, m.data.chunk, pipelineDepth());
       if (op.stage) op.pipe->setReady(op.staged);
       return poll(dev, op);
@@ -326,7 +326,7 @@ void Server::startExchangeSend(uint32_t dev, Op& op) {
     return complete(dev, op, std::move(st));
   }
   if (m.data.mode == DataMode::Mpi) {
-    op.pipe.emplace(MpiPipe::Dir::Send, world_.comm(), m.data.peer, m.data.tag, const_cast<uint8_t*>(op.source),
+    op.pipe = transport_->openStream(Stream::Dir::Send, m.data.peer, m.data.tag, const_cast<uint8_t*>(op.source),
                     m.data.size, m.data.chunk, pipelineDepth());
     if (op.stage) op.pipe->setReady(op.staged);
     return poll(dev, op);
@@ -351,7 +351,7 @@ void Server::pushToRendezvousPeer(uint32_t dev, Op& op, const comm::RtrMsg& rtr)
   if (rtr.size != m.data.size) {
     st = Status(Errc::Protocol, "receiver expects " + std::to_string(rtr.size) + " bytes, sender has " +
                                     std::to_string(m.data.size));
-  } else if (m.data.peer != world_.rank() && m.data.size >= kSplitCopyMin) {
+  } else if (m.data.peer != transport_->self() && m.data.size >= kSplitCopyMin) {
     return splitWithPeer(dev, op, rtr);
   } else {
     st = copyToPeer(m.data.peer, rtr.dstAddr, op.source, m.data.size);
@@ -403,7 +403,7 @@ void Server::startExchangeRecv(uint32_t dev, Op& op) {
   uint8_t* sink = *staged;
   op.sink = sink;
   if (m.data.mode == DataMode::Mpi) {
-    op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), m.data.peer, m.data.tag, sink, m.data.size, m.data.chunk,
+    op.pipe = transport_->openStream(Stream::Dir::Recv, m.data.peer, m.data.tag, sink, m.data.size, m.data.chunk,
                     pipelineDepth());
     // A failed sender sends a Fin instead of its chunks.
     awaitFin(dev, op, m.data.peer, m.data.tag);
@@ -431,7 +431,7 @@ void Server::drainIncoming(uint32_t dev, Op& op) {
   if (!data || data->mode != DataMode::Mpi || data->size == 0) return;
   // The drain completes through poll(); the op's error is already recorded on the device.
   op.state = Op::State::Running;
-  op.pipe.emplace(MpiPipe::Dir::Recv, world_.comm(), data->peer, data->tag, nullptr, data->size, data->chunk, 1);
+  op.pipe = transport_->openStream(Stream::Dir::Recv, data->peer, data->tag, nullptr, data->size, data->chunk, 1);
   // A sender that failed too sends a Fin instead of its chunks; that ends the drain.
   if (op.type == MsgType::ExchangeRecv) awaitFin(dev, op, data->peer, data->tag);
 }

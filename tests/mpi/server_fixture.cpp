@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "comm/liveness.h"
+#include "comm/mpi_transport.h"
 #include "platform/init.h"
 #include "service/discovery.h"
 #include "service/server.h"
@@ -28,7 +29,8 @@ class ServerEnvironment : public ::testing::Environment {
       auto devices = service::discoverLocalDevices(world_->size() - 1);
       ASSERT_TRUE(devices.isOk()) << devices.status().message();
       for (auto& d : *devices) bases.push_back(d->heapBase());
-      server_ = std::make_unique<service::Server>(*world_, std::move(devices.value()));
+      server_ = std::make_unique<service::Server>(
+          std::make_unique<comm::MpiTransport>(*world_, comm::MpiTransport::Role::Server), std::move(devices.value()));
       thread_ = std::thread([this] { status_ = server_->run(); });
     }
     // Tell rank 0 what each server has: count, then heap bases.
