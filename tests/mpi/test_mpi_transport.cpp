@@ -122,7 +122,9 @@ TEST(MpiTransport, WithdrawnReceiveLeavesTheTagFree) {
     EXPECT_EQ(std::string(reinterpret_cast<const char*>((*recv)->data()), n), "hello");
   } else {
     MPI_Barrier(w.comm());
-    if (w.rank() == 1) ASSERT_TRUE(t.send(0, tag, {'h', 'e', 'l', 'l', 'o'}).isOk());
+    if (w.rank() == 1) {
+      ASSERT_TRUE(t.send(0, tag, {'h', 'e', 'l', 'l', 'o'}).isOk());
+    }
     drainSends(t);
   }
   MPI_Barrier(w.comm());
@@ -149,7 +151,9 @@ TEST(MpiTransport, TakeReturnsUnsolicitedMessages) {
     EXPECT_EQ(*got, bytesOf(3, 1000));
   } else {
     MPI_Barrier(w.comm());
-    if (w.rank() == 1) ASSERT_TRUE(t.send(0, tag, bytesOf(3, 1000)).isOk());
+    if (w.rank() == 1) {
+      ASSERT_TRUE(t.send(0, tag, bytesOf(3, 1000)).isOk());
+    }
     drainSends(t);
   }
   MPI_Barrier(w.comm());
@@ -172,7 +176,9 @@ TEST(MpiTransport, StreamsMoveEveryByte) {
       if (*done) break;
     }
     EXPECT_EQ(s->bytesDone(), len);
-    if (w.rank() == 1) EXPECT_EQ(buf, bytesOf(9, len));
+    if (w.rank() == 1) {
+      EXPECT_EQ(buf, bytesOf(9, len));
+    }
   }
   MPI_Barrier(w.comm());
 }
@@ -186,8 +192,11 @@ TEST(MpiTransport, BaselineTimesTheInitiatorsLoop) {
   if (w.rank() <= 1) {
     auto s = t.baseline(1 - w.rank(), w.rank() == 0, spec);
     ASSERT_TRUE(s.isOk()) << s.status().message();
-    if (w.rank() == 0) EXPECT_GT(*s, 0.0);
-    else EXPECT_EQ(*s, 0.0);
+    if (w.rank() == 0) {
+      EXPECT_GT(*s, 0.0);
+    } else {
+      EXPECT_EQ(*s, 0.0);
+    }
   }
   MPI_Barrier(w.comm());
 }
