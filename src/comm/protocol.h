@@ -35,30 +35,45 @@ inline constexpr size_t replyCapacity(size_t numValues, size_t inlineBytes) {
 inline constexpr int kControlTag = 1;
 inline constexpr int kFirstDynamicTag = 16;
 
+// Every message type, once: its name in the enum, its number on the wire (never reused),
+// its name in logs and errors, and the struct its body decodes into. A new message is one
+// line here, its struct below (with its fields() list, which both encode() and decode()
+// walk) and its entry in Body; encode, decode and msgTypeName follow from those.
+#define FERRY_MESSAGE_TYPES(X)                                                                          \
+  X(InitDevice, 1, "init_device", InitDeviceMsg)                                                        \
+  X(LoadImage, 2, "load_image", LoadImageMsg)                                                           \
+  X(Alloc, 3, "alloc", AllocMsg)                                                                        \
+  X(Free, 4, "free", FreeMsg)                                                                           \
+  X(Submit, 5, "submit", SubmitMsg)                                                                     \
+  X(Retrieve, 6, "retrieve", RetrieveMsg)                                                               \
+  X(ExchangeSend, 7, "exchange_send", ExchangeMsg)                                                      \
+  X(ExchangeRecv, 8, "exchange_recv", ExchangeMsg)                                                      \
+  X(Launch, 9, "launch", LaunchMsg)                                                                     \
+  X(Sync, 10, "sync", SyncMsg)                                                                          \
+  X(Ping, 11, "ping", PingMsg)                                                                          \
+  X(Shutdown, 12, "shutdown", ShutdownMsg)                                                              \
+  X(Reply, 13, "reply", ReplyMsg)                                                                       \
+  X(Rtr, 14, "rtr", RtrMsg)           /* same-node rendezvous: "ready to receive at this address" */    \
+  X(Fin, 15, "fin", FinMsg)           /* same-node rendezvous: "the bytes are in place" */              \
+  X(Baseline, 16, "baseline", BaselineMsg) /* the transport's own figures with a peer (benchmarks) */   \
+  X(Batch, 17, "batch", BatchMsg)     /* several control messages to one server, in order */           \
+  X(SetInfo, 18, "set_info", SetInfoMsg) /* __tgt_set_info_flag, for the server's stock plugins */      \
+  X(Output, 19, "output", OutputMsg)  /* what kernels wrote to stdout, for the issuer to print */       \
+  X(Rts, 20, "rts", RtsMsg)           /* same-node rendezvous, large copies: "read the rest here" */
+
 enum class MsgType : uint16_t {
-  InitDevice = 1,
-  LoadImage,
-  Alloc,
-  Free,
-  Submit,
-  Retrieve,
-  ExchangeSend,
-  ExchangeRecv,
-  Launch,
-  Sync,
-  Ping,
-  Shutdown,
-  Reply,
-  Rtr,   // same-node rendezvous: "ready to receive at this address"
-  Fin,   // same-node rendezvous: "the bytes are in place"
-  Baseline,  // run a raw MPI baseline with a peer (benchmarks; devices must be idle)
-  Batch,     // several control messages to one rank, delivered in order
-  SetInfo,   // __tgt_set_info_flag, passed on to the serving rank's stock plugins
-  Output,    // what kernels wrote to stdout on a serving rank, for rank 0 to print
-  Rts,       // same-node rendezvous, large copies: "read the rest from this address"
-  // New types go here, and kLastMsgType names them: decode() refuses any type above it.
+#define FERRY_MESSAGE_ENUM(name, number, text, body) name = number,
+  FERRY_MESSAGE_TYPES(FERRY_MESSAGE_ENUM)
+#undef FERRY_MESSAGE_ENUM
 };
-inline constexpr MsgType kLastMsgType = MsgType::Rts;
+// decode() refuses any type above the last.
+inline constexpr MsgType kLastMsgType = [] {
+  uint16_t last = 0;
+#define FERRY_MESSAGE_LAST(name, number, text, body) last = number > last ? number : last;
+  FERRY_MESSAGE_TYPES(FERRY_MESSAGE_LAST)
+#undef FERRY_MESSAGE_LAST
+  return static_cast<MsgType>(last);
+}();
 const char* msgTypeName(MsgType t);
 
 struct Header {
@@ -76,14 +91,14 @@ static_assert(sizeof(Header) == kHeaderSize, "the header is part of the wire for
 // How the bytes of a transfer travel.
 enum class DataMode : uint8_t {
   Inline = 0,  // inside this control message (at most FERRY_EAGER_LIMIT)
-  Mpi = 1,     // chunked, pipelined MPI messages on `tag` between this rank and `peer`
+  Mpi = 1,     // chunked, pipelined messages on the transport, on `tag` between this peer and `peer`
   Cma = 2,     // single-copy process_vm_readv/writev against `remoteAddr` in `peer`
 };
 
 struct DataDesc {
   DataMode mode = DataMode::Inline;
   uint64_t size = 0;
-  int32_t peer = -1;        // the rank at the other end of the bytes
+  int32_t peer = -1;        // the transport peer (MPI: rank) at the other end of the bytes
   int32_t tag = 0;          // Mpi: tag of the chunks; Cma: id of the rendezvous
   uint32_t chunk = 0;       // Mpi: chunk size used by the sender
   uint64_t remoteAddr = 0;  // Cma: address of the bytes in `peer`
@@ -92,6 +107,10 @@ struct DataDesc {
 struct InitDeviceMsg {
   int64_t requiresFlags = 0;
   int32_t replyTag = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.requiresFlags, m.replyTag);
+  }
 };
 struct LoadImageMsg {
   uint64_t imageId = 0;
@@ -99,31 +118,55 @@ struct LoadImageMsg {
   uint32_t numEntries = 0;
   DataDesc data;
   const uint8_t* inlineBytes = nullptr;  // decode: points into the message buffer
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.imageId, m.replyTag, m.numEntries, m.data) && f.inlineData(m.data, m.inlineBytes);
+  }
 };
 struct AllocMsg {
   uint64_t addr = 0;    // 0: the server chooses and replies; else commit this range
   uint64_t size = 0;
   int32_t kind = 0;
   int32_t replyTag = 0;  // 0: no reply wanted
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.addr, m.size, m.kind, m.replyTag);
+  }
 };
 struct FreeMsg {
   uint64_t addr = 0;
   uint64_t size = 0;
   int32_t kind = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.addr, m.size, m.kind);
+  }
 };
 struct SubmitMsg {
   uint64_t dst = 0;
   DataDesc data;
   const uint8_t* inlineBytes = nullptr;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.dst, m.data) && f.inlineData(m.data, m.inlineBytes);
+  }
 };
 struct RetrieveMsg {
   uint64_t src = 0;
   int32_t replyTag = 0;
   DataDesc data;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.src, m.replyTag, m.data);
+  }
 };
 struct ExchangeMsg {  // ExchangeSend: addr is the source; ExchangeRecv: the destination
   uint64_t addr = 0;
   DataDesc data;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.addr, m.data) && f.check(m.data.mode != DataMode::Inline);
+  }
 };
 // Kernel arguments that stand for the C streams: a region that uses stdout or stderr gets
 // the host's FILE*, which means nothing in another process, so rank 0 sends these tokens
@@ -141,10 +184,31 @@ struct LaunchMsg {
   int32_t replyTag = 0;  // 0: no reply; else reply once the kernel has finished
   std::vector<uint64_t> args;
   std::vector<int64_t> offsets;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.kernel, m.numTeams, m.threadLimit, m.tripCount, m.replyTag) && f.kernelArgs(m.args, m.offsets);
+  }
 };
-struct SyncMsg { int32_t replyTag = 0; };
-struct PingMsg { int32_t replyTag = 0; };
-struct ShutdownMsg {};
+struct SyncMsg {
+  int32_t replyTag = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.replyTag);
+  }
+};
+struct PingMsg {
+  int32_t replyTag = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.replyTag);
+  }
+};
+struct ShutdownMsg {
+  template <class F, class M>
+  static bool fields(F&, M&) {
+    return true;
+  }
+};
 struct ReplyMsg {
   Errc code = Errc::Ok;
   uint64_t outputMark = 0;         // device output sent to this rank before this reply (bytes)
@@ -152,11 +216,19 @@ struct ReplyMsg {
   std::vector<uint64_t> values;    // e.g. LoadImage: one address per entry
   const uint8_t* inlineBytes = nullptr;
   uint64_t inlineSize = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.code, m.outputMark, m.message, m.values) && f.tail(m.inlineBytes, m.inlineSize);
+  }
 };
 struct RtrMsg {
   int32_t xfer = 0;
   uint64_t dstAddr = 0;
   uint64_t size = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.xfer, m.dstAddr, m.size);
+  }
 };
 // The sender's answer to an Rtr for a large same-node copy: it writes [0, split) while the
 // receiver reads [split, size) from `srcAddr`, so that both ranks' cores copy. Each side
@@ -166,7 +238,13 @@ struct RtsMsg {
   uint64_t srcAddr = 0;
   uint64_t split = 0;
   uint64_t size = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.xfer, m.srcAddr, m.split, m.size) && f.check(m.split <= m.size);
+  }
 };
+inline constexpr int kOutputTag = 5;
+inline constexpr size_t kMaxOutputChunk = 3 * 1024;
 // Device stdout on its way to rank 0 (tag kOutputTag); `mark` counts every byte sent so far,
 // this chunk included. Chunks stay small enough to travel eagerly on common transports
 // (Open MPI's shared-memory eager limit is 4 KiB): the receiver takes them after the reply
@@ -176,11 +254,17 @@ struct OutputMsg {
   uint64_t mark = 0;
   const uint8_t* text = nullptr;
   uint64_t len = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.mark) && f.text(m.text, m.len, kMaxOutputChunk);
+  }
 };
-inline constexpr int kOutputTag = 5;
-inline constexpr size_t kMaxOutputChunk = 3 * 1024;
 struct SetInfoMsg {
   uint32_t flags = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.flags);
+  }
 };
 struct BaselineMsg {
   int32_t peer = -1;
@@ -189,17 +273,29 @@ struct BaselineMsg {
   uint64_t bytes = 0;
   uint32_t warmup = 0, iters = 0, window = 0;
   int32_t replyTag = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.peer, m.kind, m.initiator, m.bytes, m.warmup, m.iters, m.window, m.replyTag) && f.check(m.kind <= 1);
+  }
 };
 // Consecutive ops of one queue travel as one message. Items are complete encoded messages
 // (a batch never nests); decode() leaves them as views into the buffer.
 struct BatchMsg {
   std::vector<std::pair<const uint8_t*, size_t>> items;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f.items(m.items);
+  }
 };
 inline constexpr size_t kBatchItemOverhead = sizeof(uint32_t);
 struct FinMsg {
   int32_t xfer = 0;
   Errc code = Errc::Ok;
   std::string message;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.xfer, m.code, m.message);
+  }
 };
 
 using Body = std::variant<InitDeviceMsg, LoadImageMsg, AllocMsg, FreeMsg, SubmitMsg, RetrieveMsg, ExchangeMsg, LaunchMsg,
