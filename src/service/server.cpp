@@ -94,39 +94,26 @@ Status Server::dispatch(const comm::Incoming& in) {
     log::error(log::Service, "dropping a message from rank %d: %s", in.source, msg.status().message().c_str());
     return {};
   }
-  switch (msg->header.type) {
-    case comm::MsgType::Shutdown:
-      log::debug(log::Service, "shutdown requested by rank %d", in.source);
-      shutdown_ = true;
-      return {};
-    case comm::MsgType::Rtr:
-      deliverRtr(in.source, std::get<comm::RtrMsg>(msg->body));
-      return {};
-    case comm::MsgType::Fin:
-      deliverFin(in.source, std::get<comm::FinMsg>(msg->body));
-      return {};
-    case comm::MsgType::Rts:
-      deliverRts(in.source, std::get<comm::RtsMsg>(msg->body));
-      return {};
-    case comm::MsgType::Baseline:
-      return runBaseline(in.source, std::get<comm::BaselineMsg>(msg->body), msg->header.seq);
-    case comm::MsgType::Batch:
-      return dispatchBatch(in.source, std::get<comm::BatchMsg>(msg->body));
-    case comm::MsgType::SetInfo:
-      for (auto& d : devices_) d.dev->setInfoFlag(std::get<comm::SetInfoMsg>(msg->body).flags);
-      return {};
-    case comm::MsgType::Reply:
-    case comm::MsgType::Ping:
-      log::error(log::Service, "unexpected %s message from rank %d on the control tag",
-                 comm::msgTypeName(msg->header.type), in.source);
-      return {};
-    default:
-      return enqueue(std::move(msg.value()), in.source);
+  const MessageKind& kind = kindOf(msg->header.type);
+  switch (kind.route) {
+    case MessageKind::Route::Control: return kind.arrive(*this, in.source, *msg);
+    case MessageKind::Route::DeviceOp: return enqueue(std::move(msg.value()), in.source);
+    case MessageKind::Route::Refused: break;
   }
+  log::error(log::Service, "unexpected %s message from rank %d on the control tag", comm::msgTypeName(msg->header.type),
+             in.source);
+  return {};
+}
+
+Status Server::onShutdown(int source) {
+  log::debug(log::Service, "shutdown requested by rank %d", source);
+  shutdown_ = true;
+  return {};
 }
 
 // The items of a batch are device ops of one issuer, queued in order. Anything else in a
-// batch (a nested batch, a shutdown) is malformed: dropped with an error, like any other.
+// batch (a nested batch, a shutdown, a rendezvous message) is malformed: dropped with an
+// error, like any other.
 Status Server::dispatchBatch(int source, const comm::BatchMsg& batch) {
   for (const auto& [bytes, len] : batch.items) {
     auto item = comm::decode(bytes, len);
@@ -135,9 +122,7 @@ Status Server::dispatchBatch(int source, const comm::BatchMsg& batch) {
       continue;
     }
     comm::MsgType t = item->header.type;
-    if (t == comm::MsgType::Batch || t == comm::MsgType::Shutdown || t == comm::MsgType::Rtr ||
-        t == comm::MsgType::Fin || t == comm::MsgType::Rts || t == comm::MsgType::Reply || t == comm::MsgType::Ping ||
-        t == comm::MsgType::Baseline) {
+    if (kindOf(t).route != MessageKind::Route::DeviceOp) {
       log::error(log::Service, "dropping a %s message that arrived batched from rank %d", comm::msgTypeName(t), source);
       continue;
     }

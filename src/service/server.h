@@ -37,6 +37,22 @@ class Server {
   // The job-wide number of each local device, for what kernels ask (image_hooks.h).
   void setGlobalIds(std::vector<int> ids) { globalIds_ = std::move(ids); }
   LocalDevice& device(size_t i) { return *devices_[i].dev; }
+
+  // What the server does with one message type (op_table.cpp has one row per type).
+  struct MessageKind {
+    using ArrivalFn = Status (*)(Server&, int source, comm::Message& msg);
+    using StartFn = void (*)(Server&, uint32_t dev, Op& op);
+    enum class Route : uint8_t {
+      Refused,   // never sent to a server (replies, probes) or unknown
+      Control,   // handled on arrival: `arrive`
+      DeviceOp,  // queued on its device's stream; `hazards` orders it, `start` starts it
+    };
+    Route route = Route::Refused;
+    ArrivalFn arrive = nullptr;
+    void (*hazards)(Op&) = nullptr;
+    StartFn start = nullptr;
+  };
+  static const MessageKind& kindOf(comm::MsgType type);
   // Sends what kernels print to the issuer, in order with its replies (output_capture.h).
   void forwardOutput(std::unique_ptr<OutputCapture> capture) {
     capture_ = std::move(capture);
@@ -64,6 +80,7 @@ class Server {
   Status dispatch(const comm::Incoming& in);
   Status enqueue(comm::Message msg, int source);
   Status dispatchBatch(int source, const comm::BatchMsg& batch);
+  Status onShutdown(int source);
   void deliverRtr(int fromRank, const comm::RtrMsg& rtr);
   void deliverFin(int fromRank, const comm::FinMsg& fin);
   void deliverRts(int fromRank, const comm::RtsMsg& rts);
@@ -89,6 +106,11 @@ class Server {
   void poll(uint32_t dev, Op& op);
   void complete(uint32_t dev, Op& op, Status st);
   Status checkRange(uint32_t dev, uint64_t addr, uint64_t len, const char* what);
+  void startInit(uint32_t dev, Op& op);
+  void startAlloc(uint32_t dev, Op& op);
+  void startFree(uint32_t dev, Op& op);
+  void startLaunch(uint32_t dev, Op& op);
+  void startSync(uint32_t dev, Op& op);
   void startLoadImage(uint32_t dev, Op& op);
   void finishLoadImage(uint32_t dev, Op& op);
   void startSubmit(uint32_t dev, Op& op);

@@ -165,57 +165,53 @@ void Server::failStarted(uint32_t dev, Op& op) {
 }
 
 void Server::start(uint32_t dev, Op& op) {
-  auto& d = devices_[dev];
   op.state = Op::State::Running;
   if (trace::enabled()) op.startNs = nowNs();
   if (log::enabled(log::Level::Trace, log::Service))
     log::trace(log::Service, "start   %s seq %llu from rank %d", describe(dev, op).c_str(),
                static_cast<unsigned long long>(op.seq), op.client);
-  if (!d.error.isOk()) return failStarted(dev, op);
-  switch (op.type) {
-    case MsgType::InitDevice: {
-      auto& m = std::get<comm::InitDeviceMsg>(op.body);
-      Status st = d.dev->init(m.requiresFlags, op.client);
-      reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
-      return complete(dev, op, std::move(st));
-    }
-    case MsgType::LoadImage: return startLoadImage(dev, op);
-    case MsgType::Alloc: {
-      auto& m = std::get<comm::AllocMsg>(op.body);
-      if (d.dev->clientManagedHeap()) {
-        // Pages commit on first touch; only server-managed devices pick an address.
-        if (m.replyTag) reply(op.client, m.replyTag, op.seq, {}, {m.addr});
-        return complete(dev, op, {});
-      }
-      auto addr = d.dev->allocate(m.size, m.kind);
-      reply(op.client, m.replyTag, op.seq, withWhere(dev, op, addr.status()), {addr ? *addr : 0});
-      return complete(dev, op, addr.takeStatus());
-    }
-    case MsgType::Free: {
-      auto& m = std::get<comm::FreeMsg>(op.body);
-      return complete(dev, op, d.dev->release(m.addr, m.size, m.kind));
-    }
-    case MsgType::Submit: return startSubmit(dev, op);
-    case MsgType::Retrieve: return startRetrieve(dev, op);
-    case MsgType::ExchangeSend: return startExchangeSend(dev, op);
-    case MsgType::ExchangeRecv: return startExchangeRecv(dev, op);
-    case MsgType::Launch: {
-      LocalDevice* device = d.dev.get();
-      const comm::LaunchMsg* m = &std::get<comm::LaunchMsg>(op.body);
-      int global = dev < globalIds_.size() ? globalIds_[dev] : static_cast<int>(dev);
-      return runHeavy(dev, op, [device, m, global] {
-        setExecutingDevice(global);
-        return device->launch(*m);
-      });
-    }
-    case MsgType::Sync: {
-      auto& m = std::get<comm::SyncMsg>(op.body);
-      reply(op.client, m.replyTag, op.seq, d.error);
-      return complete(dev, op, {});
-    }
-    default:
-      return complete(dev, op, Status(Errc::Protocol, "this message type cannot be queued on a device"));
+  if (!devices_[dev].error.isOk()) return failStarted(dev, op);
+  kindOf(op.type).start(*this, dev, op);
+}
+
+void Server::startInit(uint32_t dev, Op& op) {
+  auto& m = std::get<comm::InitDeviceMsg>(op.body);
+  Status st = devices_[dev].dev->init(m.requiresFlags, op.client);
+  reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
+  complete(dev, op, std::move(st));
+}
+
+void Server::startAlloc(uint32_t dev, Op& op) {
+  auto& m = std::get<comm::AllocMsg>(op.body);
+  LocalDevice& device = *devices_[dev].dev;
+  if (device.clientManagedHeap()) {
+    // Pages commit on first touch; only server-managed devices pick an address.
+    if (m.replyTag) reply(op.client, m.replyTag, op.seq, {}, {m.addr});
+    return complete(dev, op, {});
   }
+  auto addr = device.allocate(m.size, m.kind);
+  reply(op.client, m.replyTag, op.seq, withWhere(dev, op, addr.status()), {addr ? *addr : 0});
+  complete(dev, op, addr.takeStatus());
+}
+
+void Server::startFree(uint32_t dev, Op& op) {
+  auto& m = std::get<comm::FreeMsg>(op.body);
+  complete(dev, op, devices_[dev].dev->release(m.addr, m.size, m.kind));
+}
+
+void Server::startLaunch(uint32_t dev, Op& op) {
+  LocalDevice* device = devices_[dev].dev.get();
+  const comm::LaunchMsg* m = &std::get<comm::LaunchMsg>(op.body);
+  int global = dev < globalIds_.size() ? globalIds_[dev] : static_cast<int>(dev);
+  runHeavy(dev, op, [device, m, global] {
+    setExecutingDevice(global);
+    return device->launch(*m);
+  });
+}
+
+void Server::startSync(uint32_t dev, Op& op) {
+  reply(op.client, std::get<comm::SyncMsg>(op.body).replyTag, op.seq, devices_[dev].error);
+  complete(dev, op, {});
 }
 
 }  // namespace ferry::service

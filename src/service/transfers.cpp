@@ -44,51 +44,6 @@ Status Server::copyToPeer(int peer, uint64_t remote, const void* local, uint64_t
   return comm::cmaWrite(transport_->pidOf(peer), remote, local, len);
 }
 
-int replyTagOf(const comm::Body& body) {
-  if (const auto* m = std::get_if<comm::InitDeviceMsg>(&body)) return m->replyTag;
-  if (const auto* m = std::get_if<comm::LoadImageMsg>(&body)) return m->replyTag;
-  if (const auto* m = std::get_if<comm::SyncMsg>(&body)) return m->replyTag;
-  if (const auto* m = std::get_if<comm::RetrieveMsg>(&body)) return m->replyTag;
-  if (const auto* m = std::get_if<comm::AllocMsg>(&body)) return m->replyTag;
-  if (const auto* m = std::get_if<comm::LaunchMsg>(&body)) return m->replyTag;
-  return 0;
-}
-
-void classifyHazards(Op& op) {
-  auto range = [](uint64_t addr, uint64_t len) { return Range{addr, addr + len}; };
-  switch (op.type) {
-    case MsgType::Submit: {
-      auto& m = std::get<comm::SubmitMsg>(op.body);
-      op.writes = range(m.dst, m.data.size);
-      break;
-    }
-    case MsgType::Retrieve: {
-      auto& m = std::get<comm::RetrieveMsg>(op.body);
-      op.reads = range(m.src, m.data.size);
-      break;
-    }
-    case MsgType::ExchangeSend: {
-      auto& m = std::get<comm::ExchangeMsg>(op.body);
-      op.reads = range(m.addr, m.data.size);
-      break;
-    }
-    case MsgType::ExchangeRecv: {
-      auto& m = std::get<comm::ExchangeMsg>(op.body);
-      op.writes = range(m.addr, m.data.size);
-      break;
-    }
-    case MsgType::Free: {
-      auto& m = std::get<comm::FreeMsg>(op.body);
-      op.writes = range(m.addr, m.size);  // its contents are gone afterwards
-      break;
-    }
-    case MsgType::Alloc:
-      break;  // touches nothing that an earlier op uses
-    default:
-      op.barrier = true;  // kernels, image loads, init and sync order everything
-  }
-}
-
 // ---- images -------------------------------------------------------------------------
 
 void Server::startLoadImage(uint32_t dev, Op& op) {
@@ -234,14 +189,6 @@ uint64_t sourceAddressOf(const Op& op) {
   if (const auto* m = std::get_if<comm::RetrieveMsg>(&op.body)) return m->src;
   if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body); m && op.type == MsgType::ExchangeSend) return m->addr;
   return 0;
-}
-
-const comm::DataDesc* dataOf(const Op& op) {
-  if (const auto* m = std::get_if<comm::SubmitMsg>(&op.body)) return &m->data;
-  if (const auto* m = std::get_if<comm::RetrieveMsg>(&op.body)) return &m->data;
-  if (const auto* m = std::get_if<comm::LoadImageMsg>(&op.body)) return &m->data;
-  if (const auto* m = std::get_if<comm::ExchangeMsg>(&op.body)) return &m->data;
-  return nullptr;
 }
 
 // ---- host <-> device ------------------------------------------------------------------
