@@ -8,21 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "comm/baseline_spec.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
 
 inline constexpr int kBaselineTag = 3;
-
-enum class BaselineKind : uint8_t { PingPong = 0, Bandwidth = 1 };
-
-struct BaselineSpec {
-  BaselineKind kind = BaselineKind::PingPong;
-  uint64_t bytes = 0;
-  uint32_t warmup = 0;
-  uint32_t iters = 1;
-  uint32_t window = 64;  // bandwidth: messages in flight per iteration
-};
 
 // Both ranks call it, one as the initiator. Returns the initiator's seconds for `iters`
 // timed iterations (a round trip each for ping-pong; `window` messages plus an ack each

@@ -20,11 +20,11 @@
 #include <string_view>
 #include <vector>
 
+#include "comm/baseline_spec.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
 
-struct BaselineSpec;  // mpi_baseline.h
 class TagPool;        // tag_pool.h
 
 // How bytes reach a peer, chosen per pair of peers from where the peer lives.

@@ -223,7 +223,7 @@ void startLocalServer(Runtime& rt, std::vector<std::unique_ptr<service::LocalDev
                       std::vector<int> globalIds) {
   rt.localServer = std::make_unique<service::ServerThread>(
       std::make_unique<comm::MpiTransport>(*rt.world, comm::MpiTransport::Role::Server), std::move(devices),
-      std::move(globalIds));
+      std::move(globalIds), [] { comm::World::abortJob(); });
 }
 
 void startClient(Runtime& rt, DeviceTable table) {

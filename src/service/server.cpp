@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "comm/mpi_baseline.h"
 #include "comm/protocol.h"
 #include "comm/tag_pool.h"
 #include "platform/backoff.h"

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 
-#include "comm/world.h"
 #include "platform/config.h"
 #include "platform/log.h"
 #include "service/crash_report.h"
@@ -56,17 +55,18 @@ ServeOutcome serve(std::unique_ptr<comm::Transport> transport, std::vector<std::
 }
 
 ServerThread::ServerThread(std::unique_ptr<comm::Transport> transport,
-                           std::vector<std::unique_ptr<LocalDevice>> devices, std::vector<int> globalIds)
+                           std::vector<std::unique_ptr<LocalDevice>> devices, std::vector<int> globalIds,
+                           EndJob endJob)
     : server_(std::make_unique<Server>(std::move(transport), std::move(devices))) {
   // A kernel of this process's own devices that calls exit() would have the image's
   // unregistration wait for the device running it: the report ends the process first.
   installExitReport("rank 0", true);
   server_->setGlobalIds(std::move(globalIds));
-  thread_ = std::thread([this] {
+  thread_ = std::thread([this, endJob] {
     Status st = server_->run();
     if (st) return;
     log::error(log::Service, "rank 0's own device server stopped: %s", st.message().c_str());
-    comm::World::abortJob();
+    endJob();
   });
 }
 

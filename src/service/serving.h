@@ -29,12 +29,14 @@ ServeOutcome serve(std::unique_ptr<comm::Transport> transport, std::vector<std::
                    std::vector<int> globalIds);
 
 // A server on a thread of a process that runs main too (rank 0's own devices,
-// FERRY_RANK0_DEVICES). A server that stops with an error ends the job: main's waits could
-// not finish without it.
+// FERRY_RANK0_DEVICES). A server that stops with an error calls `endJob` (which does not
+// return): main's waits could not finish without it, and only the caller knows how its job
+// ends (MPI: MPI_Abort).
 class ServerThread {
  public:
+  using EndJob = void (*)();
   ServerThread(std::unique_ptr<comm::Transport> transport, std::vector<std::unique_ptr<LocalDevice>> devices,
-               std::vector<int> globalIds);
+               std::vector<int> globalIds, EndJob endJob);
   ~ServerThread();
   // Waits for the server to finish (after the issuer sent it Shutdown) and destroys it, so
   // that no receive of its stays posted.
