@@ -6,6 +6,8 @@
 
 namespace ferry::comm {
 
+inline constexpr int kBaselineTag = 3;
+
 enum class BaselineKind : uint8_t { PingPong = 0, Bandwidth = 1 };
 
 struct BaselineSpec {

@@ -13,8 +13,6 @@
 
 namespace ferry::comm {
 
-inline constexpr int kBaselineTag = 3;
-
 // Both ranks call it, one as the initiator. Returns the initiator's seconds for `iters`
 // timed iterations (a round trip each for ping-pong; `window` messages plus an ack each
 // for bandwidth). The responder returns 0.

@@ -6,7 +6,6 @@
 #include <memory>
 #include <vector>
 
-#include "comm/world.h"
 #include "service/local_device.h"
 
 namespace ferry::service {

@@ -10,11 +10,10 @@ trap 'rm -rf "$poison"' EXIT
 echo '#error "this file of the device service includes mpi.h (tests/support/check_service_without_mpi.sh)"' > "$poison/mpi.h"
 # Still MPI's, until unified shared memory's page link and device discovery go through the
 # transport too:
-#   discovery.cpp       counts the serving ranks of its node from comm::World
 #   host_pager.cpp      pages rank 0's memory over comm::PageLink (MPI) where CMA cannot
 #   page_courier.cpp    the thread that carries those page reads over MPI
 #   plugin_backend.cpp  decides CMA or the page link from comm::World
-allowed="discovery.cpp host_pager.cpp page_courier.cpp plugin_backend.cpp"
+allowed="host_pager.cpp page_courier.cpp plugin_backend.cpp"
 status=0
 checked=0
 for f in "$src"/service/*.cpp; do
