@@ -79,7 +79,7 @@ struct FieldReader {
   bool one(T& v) {
     if constexpr (std::is_same_v<T, Errc>) {
       uint8_t c = 0;
-      if (!r.get(c) || c > static_cast<uint8_t>(Errc::Internal)) return false;
+      if (!r.get(c) || c > static_cast<uint8_t>(kLastErrc)) return false;
       v = static_cast<Errc>(c);
       return true;
     } else if constexpr (std::is_same_v<T, std::string>) {

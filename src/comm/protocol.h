@@ -6,6 +6,7 @@
 // (an x86_64 host and an aarch64 co-processor) read the same bytes alike.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -16,7 +17,7 @@
 namespace ferry::comm {
 
 inline constexpr uint32_t kMagic = 0x59525246;  // "FRRY" little-endian
-inline constexpr uint16_t kProtocolVersion = 3;  // 2: replies carry an output mark; 3: Rts
+inline constexpr uint16_t kProtocolVersion = 4;  // 2: replies carry an output mark; 3: Rts; 4: channel handshake
 inline constexpr size_t kHeaderSize = 32;
 // Every control message fits in this many bytes; servers pre-post receives of this size.
 inline constexpr size_t kMaxControlMessage = 64 * 1024;
@@ -59,7 +60,10 @@ inline constexpr int kFirstDynamicTag = 16;
   X(Batch, 17, "batch", BatchMsg)     /* several control messages to one server, in order */           \
   X(SetInfo, 18, "set_info", SetInfoMsg) /* __tgt_set_info_flag, for the server's stock plugins */      \
   X(Output, 19, "output", OutputMsg)  /* what kernels wrote to stdout, for the issuer to print */       \
-  X(Rts, 20, "rts", RtsMsg)           /* same-node rendezvous, large copies: "read the rest here" */
+  X(Rts, 20, "rts", RtsMsg)           /* same-node rendezvous, large copies: "read the rest here" */   \
+  X(Challenge, 21, "challenge", ChallengeMsg) /* channel handshake: the server's nonce */         \
+  X(Response, 22, "response", ResponseMsg)    /* the client's nonce and proof of the token */     \
+  X(Welcome, 23, "welcome", WelcomeMsg)       /* the server's proof, and what it serves */
 
 enum class MsgType : uint16_t {
 #define FERRY_MESSAGE_ENUM(name, number, text, body) name = number,
@@ -298,9 +302,42 @@ struct FinMsg {
   }
 };
 
+// The channel handshake (comm/channel_auth.h): mutual challenge-response over a shared token,
+// before any other message. Each side proves it holds the token with an HMAC over both
+// nonces, so neither a replayed answer nor a peer without the token gets through.
+inline constexpr int kHandshakeTag = 8;
+inline constexpr size_t kNonceBytes = 32;
+inline constexpr size_t kMacBytes = 32;  // HMAC-SHA256
+inline constexpr size_t kMaxAnnouncement = 16 * 1024;
+struct ChallengeMsg {
+  std::array<uint8_t, kNonceBytes> nonce{};
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.nonce);
+  }
+};
+struct ResponseMsg {
+  std::array<uint8_t, kNonceBytes> nonce{};
+  std::array<uint8_t, kMacBytes> mac{};
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.nonce, m.mac);
+  }
+};
+// `announcement`: what the server serves (offload::DeviceTable::encodeLocal of its devices).
+struct WelcomeMsg {
+  std::array<uint8_t, kMacBytes> mac{};
+  const uint8_t* announcement = nullptr;
+  uint64_t len = 0;
+  template <class F, class M>
+  static bool fields(F& f, M& m) {
+    return f(m.mac) && f.text(m.announcement, m.len, kMaxAnnouncement);
+  }
+};
+
 using Body = std::variant<InitDeviceMsg, LoadImageMsg, AllocMsg, FreeMsg, SubmitMsg, RetrieveMsg, ExchangeMsg, LaunchMsg,
                           SyncMsg, PingMsg, ShutdownMsg, ReplyMsg, RtrMsg, FinMsg, BaselineMsg, BatchMsg, SetInfoMsg, OutputMsg,
-                          RtsMsg>;
+                          RtsMsg, ChallengeMsg, ResponseMsg, WelcomeMsg>;
 
 struct Message {
   Header header;

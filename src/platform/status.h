@@ -22,7 +22,10 @@ enum class Errc : uint8_t {
   Unsupported,       // a valid request that Ferry does not implement
   LoadFailed,        // an image could not be loaded on a device
   Internal,          // a broken invariant; a bug in Ferry
+  PermissionDenied,  // a peer without the right credentials (the channel's token)
+  // New codes go here: they travel in replies, and kLastErrc bounds what a decoder accepts.
 };
+inline constexpr Errc kLastErrc = Errc::PermissionDenied;
 
 class [[nodiscard]] Status {
  public:

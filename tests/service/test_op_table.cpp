@@ -14,8 +14,10 @@ using comm::MsgType;
 using Route = Server::MessageKind::Route;
 
 TEST(OpTable, EveryTypeHasARoute) {
-  // Sent by servers to the issuer, never to a server: refused on the control tag.
-  const std::set<MsgType> toIssuer = {MsgType::Reply, MsgType::Ping, MsgType::Output};
+  // Sent by servers to the issuer, or the channel handshake on its own tag, before any
+  // control message: never on the control tag, so refused there.
+  const std::set<MsgType> toIssuer = {MsgType::Reply,     MsgType::Ping,     MsgType::Output,
+                                      MsgType::Challenge, MsgType::Response, MsgType::Welcome};
   for (uint16_t t = 1; t <= static_cast<uint16_t>(comm::kLastMsgType); ++t) {
     auto type = static_cast<MsgType>(t);
     const auto& k = Server::kindOf(type);
