@@ -17,7 +17,11 @@
 #include "comm/mpi_check.h"
 #include "comm/trace_merge.h"
 #include "comm/watchdog.h"
+#include "comm/channel_auth.h"
+#include "comm/channel_socket.h"
+#include "comm/channel_transport.h"
 #include "comm/mpi_transport.h"
+#include "comm/routed_transport.h"
 #include "comm/world.h"
 #include "offload/app_check.h"
 #include "offload/client.h"
@@ -27,6 +31,7 @@
 #include "platform/init.h"
 #include "platform/log.h"
 #include "platform/main_thread.h"
+#include "platform/net_address.h"
 #include "platform/topology.h"
 #include "platform/trace.h"
 #include "service/crash_report.h"
@@ -42,6 +47,7 @@ struct Runtime {
   std::unique_ptr<comm::LivenessResponder> responder;
   std::unique_ptr<service::ServerThread> localServer;  // rank 0's own devices (FERRY_RANK0_DEVICES)
   Client* client = nullptr;
+  std::vector<std::unique_ptr<comm::Transport>> daemons;  // rank 0: FERRY_REMOTE's channels
   bool stopped = false;
   bool tracing = false;
 };
@@ -226,9 +232,43 @@ void startLocalServer(Runtime& rt, std::vector<std::unique_ptr<service::LocalDev
       std::move(globalIds), [] { comm::World::abortJob(); });
 }
 
+// Rank 0, with FERRY_REMOTE: connects to each daemon, proves the token and learns its devices,
+// which join the table after the ranks' (peer numbers from the job's size on).
+Status connectDaemons(Runtime& rt, DeviceTable& table) {
+  const std::string list = config().text(Knob::Remote);
+  if (list.empty()) return {};
+  auto addrs = parseNetAddressList(list);
+  if (!addrs) return addrs.takeStatus().withContext("FERRY_REMOTE");
+  const std::string tokenFile = config().text(Knob::RemoteTokenFile);
+  if (tokenFile.empty())
+    return Status(Errc::InvalidArgument, "FERRY_REMOTE names daemons but FERRY_REMOTE_TOKEN_FILE is not set: set it "
+                                         "to the token file the daemons were started with");
+  auto token = comm::readTokenFile(tokenFile);
+  if (!token) return token.takeStatus().withContext("FERRY_REMOTE_TOKEN_FILE");
+  const double timeout = config().seconds(Knob::Timeout);
+  for (const NetAddress& a : *addrs) {
+    auto fd = comm::connectTo(a, timeout);
+    if (!fd) return fd.takeStatus();
+    auto t = std::make_unique<comm::ChannelTransport>(*fd, 0, "rank 0 on host " + rt.world->self().host, "daemon " + a.text);
+    auto announced = comm::authenticateServer(*t, *token, timeout);
+    if (!announced) return announced.takeStatus().withContext("daemon " + a.text);
+    auto devices = DeviceTable::decodeLocal(announced->data(), announced->size());
+    if (!devices) return devices.takeStatus().withContext("daemon " + a.text);
+    log::info(log::Offload, "daemon %s: %zu device(s)", a.text.c_str(), devices->size());
+    table.appendRemote(std::move(devices.value()), rt.world->size() + static_cast<int>(rt.daemons.size()), a.text);
+    rt.daemons.push_back(std::move(t));
+  }
+  return {};
+}
+
+std::unique_ptr<comm::Transport> clientTransport(Runtime& rt) {
+  auto ranks = std::make_unique<comm::MpiTransport>(*rt.world, comm::MpiTransport::Role::Issuer);
+  if (rt.daemons.empty()) return ranks;
+  return std::make_unique<comm::RoutedTransport>(std::move(ranks), std::move(rt.daemons));
+}
+
 void startClient(Runtime& rt, DeviceTable table) {
-  rt.client = new Client(
-      *rt.world, std::make_unique<comm::MpiTransport>(*rt.world, comm::MpiTransport::Role::Issuer), std::move(table));
+  rt.client = new Client(*rt.world, clientTransport(rt), std::move(table));
   Client::setInstance(rt.client);
   std::vector<std::string> where;
   for (int d = 0; d < rt.client->numDevices(); ++d) where.push_back(rt.client->where(d));
@@ -266,12 +306,17 @@ Client* startOffload() {
   startUp.emplace("Ferry's start-up (device discovery, the device table)", comm::startUpSeconds(), w.rank());
 
   JobDevices job = discoverJobDevices(w);
+  const bool noRankDevices = job.table.size() == 0;  // the same on every rank
+  // Collective: a daemon rank 0 cannot reach ends the whole job, not rank 0 alone.
+  agreeOrExit(w, w.rank() == 0 ? connectDaemons(*rt, job.table) : Status(), "connecting to FERRY_REMOTE's daemons");
   // A job of rank 0's own devices runs anyway, as many times as srun started it.
   if (std::string mismatch = srunPluginMismatch(w.size()); !mismatch.empty() && job.table.size() > 0)
     log::warn(log::Init, "%s", mismatch.c_str());
-  if (job.table.size() == 0) {
-    // Every rank sees the same empty table; rank 0 alone says so.
-    agreeOrExit(w, w.rank() != 0 ? Status() : Status(Errc::NotFound, noDeviceMessage(w.size())), "finding devices");
+  if (noRankDevices) {
+    // Every rank sees the same empty table of ranks' devices; rank 0 alone, which holds the
+    // daemons' too, decides and says why.
+    bool none = w.rank() == 0 && job.table.size() == 0;
+    agreeOrExit(w, none ? Status(Errc::NotFound, noDeviceMessage(w.size())) : Status(), "finding devices");
   }
   auto devices = std::move(job.local);
   service::setJobView(static_cast<int>(job.table.size()));

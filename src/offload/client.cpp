@@ -26,7 +26,8 @@ Client::Client(comm::World& world, std::unique_ptr<comm::Transport> transport, D
   tags_.setUpperBound(transport_->tagUpperBound());
   for (const auto& e : table_.entries()) {
     hasGpus_ |= e.kind == service::DeviceKind::Gpu;
-    pagesOverMpi_ |= e.rank != world.rank() && (world.peer(e.rank).node != world.self().node || !world.cmaEnabled());
+    if (e.rank < world.size())  // a daemon's devices (issue 28) page nothing of this rank's
+      pagesOverMpi_ |= e.rank != world.rank() && (world.peer(e.rank).node != world.self().node || !world.cmaEnabled());
     auto d = std::make_unique<RemoteDevice>();
     d->entry = e;
     if (e.clientHeap) d->heap = std::make_unique<DeviceAllocator>(e.heapBase, e.memoryBytes);
@@ -36,6 +37,7 @@ Client::Client(comm::World& world, std::unique_ptr<comm::Transport> transport, D
 
 std::string Client::where(int id) const {
   const DeviceEntry& e = devices_[id]->entry;
+  if (isDaemon(e.rank)) return "device " + std::to_string(id) + " (daemon " + e.host + ")";
   return "device " + std::to_string(id) + " (rank " + std::to_string(e.rank) + ", host " + e.host + ")";
 }
 

@@ -139,7 +139,14 @@ class Client {
   // A copy both of whose sides are rank 0's memory: a memcpy once the queue's earlier work,
   // whose kernels may write either side, has finished.
   Status copyInRank0(void* dst, const void* src, uint64_t n, AsyncQueue& q);
-  Status copyOverlapping(int id, const void* src, void* dst, uint64_t n, AsyncQueue& q);
+  // A device-to-device copy through a buffer of rank 0's: retrieve, then submit. For ranges
+  // that overlap on one device, and for copies to or from a daemon's device, which has no
+  // path to any other serving process.
+  Status copyThroughRank0(int srcId, const void* src, int dstId, void* dst, uint64_t n, AsyncQueue& q);
+  // Whether transport peer `rank` is a device daemon, not a rank of the MPI job.
+  bool isDaemon(int rank) const { return rank >= world_.size(); }
+  // A daemon that stopped answering fails what the queue waits for from it; the job goes on.
+  void failDaemonWaits(AsyncQueue& q, int rank, const Status& st);
   Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
   // The device whose memory holds [addr, addr+len) when that range is no memory of this
   // process (see submit), or -1. Device `near` (the operation's own) is asked first; a range

@@ -263,9 +263,10 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   if (Status st = checkRange(srcId, reinterpret_cast<uint64_t>(src), n, "data_exchange source"); !st) return st;
   if (Status st = checkRange(dstId, reinterpret_cast<uint64_t>(dst), n, "data_exchange destination"); !st) return st;
   uint64_t from = reinterpret_cast<uint64_t>(src), to = reinterpret_cast<uint64_t>(dst);
-  if (srcId == dstId && from < to + n && to < from + n) return copyOverlapping(srcId, src, dst, n, q);
   const DeviceEntry& s = devices_[srcId]->entry;
   const DeviceEntry& d = devices_[dstId]->entry;
+  if ((srcId == dstId && from < to + n && to < from + n) || isDaemon(s.rank) || isDaemon(d.rank))
+    return copyThroughRank0(srcId, src, dstId, dst, n, q);
   // Rank 0 sends two commands and no bytes: the serving ranks move the data between them.
   comm::Path path = transport_->pathBetween(s.rank, d.rank);
   comm::DataDesc data;
@@ -289,12 +290,13 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
 
 // Overlapping ranges on one device: the exchange's two operations would wait for each other
 // on that device's stream (the receive writes what the send reads). A round trip through
-// rank 0 gives memmove's result, as libomptarget's own fallback for such copies does.
-Status Client::copyOverlapping(int id, const void* src, void* dst, uint64_t n, AsyncQueue& q) {
+// rank 0 gives memmove's result, as libomptarget's own fallback for such copies does. A
+// daemon's device has no path to another serving process, so its copies take the same way.
+Status Client::copyThroughRank0(int srcId, const void* src, int dstId, void* dst, uint64_t n, AsyncQueue& q) {
   std::vector<uint8_t> bounce(n);
-  if (Status st = retrieve(id, bounce.data(), src, static_cast<int64_t>(n), q); !st) return st;
+  if (Status st = retrieve(srcId, bounce.data(), src, static_cast<int64_t>(n), q); !st) return st;
   if (Status st = synchronize(q); !st) return st;
-  if (Status st = submit(id, dst, bounce.data(), static_cast<int64_t>(n), q); !st) return st;
+  if (Status st = submit(dstId, dst, bounce.data(), static_cast<int64_t>(n), q); !st) return st;
   return synchronize(q);  // the bounce buffer goes when this returns
 }
 

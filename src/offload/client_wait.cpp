@@ -156,10 +156,32 @@ void Client::watchPeers(AsyncQueue& q, const char* what) {
     int rank = devices_[device]->entry.rank;
     auto& w = q.watches[rank];
     if (!w) w = transport_->watch(rank, tags_);
-    if (Status st = w->poll(awaited); !st) endJobForLostPeer(rank, st.withContext(where(device)));
+    Status st = w->poll(awaited);
+    if (st) return;
+    st.withContext(where(device));
+    if (isDaemon(rank)) return failDaemonWaits(q, rank, st);
+    endJobForLostPeer(rank, st);
   };
   if (q.replies.empty()) watch(frontDevice(q), q.sends.empty() ? what : q.sends.front()->what);
   for (const auto& r : q.replies) watch(r->device, r->what);
+}
+
+void Client::failDaemonWaits(AsyncQueue& q, int rank, const Status& st) {
+  log::error(log::Offload, "%s", st.message().c_str());
+  for (auto& r : q.replies) {
+    if (r->peer != rank || r->done()) continue;
+    r->replied = true;
+    r->status = st;
+    r->pipe.reset();
+    r->recv.reset();
+  }
+  for (auto& s : q.sends)
+    if (devices_[s->device]->entry.rank == rank) {
+      record(q, st);
+      s.reset();
+    }
+  std::erase(q.sends, nullptr);
+  q.watches.erase(rank);
 }
 
 Status Client::wait(AsyncQueue& q, const char* what) {

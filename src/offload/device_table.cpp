@@ -44,8 +44,7 @@ Result<std::vector<DeviceEntry>> DeviceTable::decodeLocal(const uint8_t* data, s
   return out;
 }
 
-Result<DeviceTable> DeviceTable::build(const comm::World& world,
-                                       const std::vector<std::unique_ptr<service::LocalDevice>>& local) {
+std::vector<DeviceEntry> DeviceTable::describeLocal(const std::vector<std::unique_ptr<service::LocalDevice>>& local) {
   std::vector<DeviceEntry> mine;
   for (size_t i = 0; i < local.size(); ++i) {
     DeviceEntry e;
@@ -57,7 +56,22 @@ Result<DeviceTable> DeviceTable::build(const comm::World& world,
     e.description = local[i]->description();
     mine.push_back(e);
   }
-  std::vector<uint8_t> slot = comm::frameAnnouncement(encodeLocal(mine), kSlotSize);
+  return mine;
+}
+
+void DeviceTable::appendRemote(std::vector<DeviceEntry> devices, int endpoint, const std::string& host) {
+  for (auto& d : devices) {
+    d.index = static_cast<int>(entries_.size());
+    d.rank = endpoint;
+    d.node = -1;
+    d.host = host;
+    entries_.push_back(std::move(d));
+  }
+}
+
+Result<DeviceTable> DeviceTable::build(const comm::World& world,
+                                       const std::vector<std::unique_ptr<service::LocalDevice>>& local) {
+  std::vector<uint8_t> slot = comm::frameAnnouncement(encodeLocal(describeLocal(local)), kSlotSize);
   std::vector<uint8_t> all(kSlotSize * static_cast<size_t>(world.size()));
   if (Status st = comm::mpiStatus(MPI_Allgather(slot.data(), kSlotSize, MPI_BYTE, all.data(), kSlotSize, MPI_BYTE,
                                                 world.comm()),
@@ -97,9 +111,13 @@ std::string DeviceTable::header() {
 
 std::string DeviceTable::row(size_t i) const {
   const DeviceEntry& d = entries_[i];
+  // A daemon's device (node -1) has no rank: its host column is the daemon's address.
+  std::string rank = d.node < 0 ? "-" : std::to_string(d.rank), node = d.node < 0 ? "-" : std::to_string(d.node);
+  std::string details = d.node < 0 ? d.description + " (daemon)" : d.description;
   char buf[400];
-  std::snprintf(buf, sizeof buf, "%-6d %-5d %-16s %-5d %-5s %-10s %s", d.index, d.rank, d.host.c_str(), d.node,
-                service::deviceKindName(d.kind), parse::formatSize(d.memoryBytes).c_str(), d.description.c_str());
+  std::snprintf(buf, sizeof buf, "%-6d %-5s %-16s %-5s %-5s %-10s %s", d.index, rank.c_str(), d.host.c_str(),
+                node.c_str(), service::deviceKindName(d.kind), parse::formatSize(d.memoryBytes).c_str(),
+                details.c_str());
   return buf;
 }
 

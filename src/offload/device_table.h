@@ -36,6 +36,11 @@ class DeviceTable {
                                    const std::vector<std::unique_ptr<service::LocalDevice>>& local);
   // For tests: a table from explicit entries.
   static DeviceTable fromEntries(std::vector<DeviceEntry> entries);
+  // What a process announces of its local devices (numbered by their local index).
+  static std::vector<DeviceEntry> describeLocal(const std::vector<std::unique_ptr<service::LocalDevice>>& local);
+  // Appends a daemon's devices (issue 28) after those of the ranks: served by transport peer
+  // `endpoint`, on `host` (the daemon's address), on no node of the job (node -1).
+  void appendRemote(std::vector<DeviceEntry> devices, int endpoint, const std::string& host);
 
   size_t size() const { return entries_.size(); }
   const DeviceEntry& operator[](size_t i) const { return entries_[i]; }

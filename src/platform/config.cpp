@@ -130,8 +130,12 @@ Status parseKnobValue(const KnobSpec& spec, std::string_view text, Config::Value
       out.s = parse::keyword(text);  // what the settings' users compare with their choices
       if (!enumContains(spec.choices, out.s)) return bad();
       return {};
-    case KnobType::String:
-      return spec.check ? spec.check(text) : Status();
+    case KnobType::String: {
+      Status st = spec.check ? spec.check(text) : Status();
+      // The message names the variable, as the other types' do, unless the check's already does.
+      if (st || st.message().rfind(spec.name, 0) == 0) return st;
+      return Status(st.code(), std::string(spec.name) + "=" + std::string(text) + ": " + st.message());
+    }
   }
   return bad();
 }

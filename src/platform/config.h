@@ -61,6 +61,10 @@ enum class Knob : uint16_t {
   ShmemInfo,
   ShmemDebug,
   ShmemContextWindows,
+  Remote,
+  RemoteTokenFile,
+  ServeMaxClients,
+  ServeMaxImage,
   // Read by the scripts only (scripts/test.sh, fuzz.sh, sanitize.sh), listed so that a value
   // set for them is no unknown setting to the jobs they run.
   TestJobs,

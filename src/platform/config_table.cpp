@@ -1,11 +1,17 @@
 // THE table of FERRY_* settings. Add a knob here and in the Knob enum, nowhere else.
 #include "platform/config.h"
 #include "platform/log.h"
+#include "platform/net_address.h"
 
 namespace ferry {
 namespace {
 
 constexpr int64_t kNoLimit = INT64_MAX;
+
+Status checkRemoteList(std::string_view text) {
+  if (text.empty()) return {};
+  return parseNetAddressList(text).takeStatus();
+}
 
 constexpr KnobSpec kKnobTable[] = {
     {Knob::Log, "FERRY_LOG", KnobType::String, "warn", nullptr, 0, 0, "log",
@@ -151,6 +157,18 @@ constexpr KnobSpec kKnobTable[] = {
      "OpenSHMEM across nodes: MPI windows over the heap, made at shmem_init, that created contexts "
      "take for their puts and gets (the least used first), so that quiet on one completes none of "
      "the others' transfers. 0: every context uses the library's window"},
+    {Knob::Remote, "FERRY_REMOTE", KnobType::String, "", nullptr, 0, 0, "offload",
+     "Device daemons (`ferry serve`) whose devices join the job's table after the ranks' devices, as a "
+     "comma-separated list of HOST:PORT or unix:PATH; rank 0 connects to each at start-up. Needs "
+     "FERRY_REMOTE_TOKEN_FILE", checkRemoteList},
+    {Knob::RemoteTokenFile, "FERRY_REMOTE_TOKEN_FILE", KnobType::String, "", nullptr, 0, 0, "offload",
+     "The token file shared with the daemons of FERRY_REMOTE (readable by its owner only; `openssl rand "
+     "-hex 32 > FILE && chmod 600 FILE` makes one)"},
+    {Knob::ServeMaxClients, "FERRY_SERVE_MAX_CLIENTS", KnobType::Int, "8", nullptr, 1, 1024, "service",
+     "`ferry serve`: host programs served at once (one worker process each); a connection beyond "
+     "this is refused with a logged reason"},
+    {Knob::ServeMaxImage, "FERRY_SERVE_MAX_IMAGE", KnobType::Size, "1G", nullptr, 4096, int64_t{1} << 40, "service",
+     "`ferry serve`: the largest device image or single transfer a client may send"},
     {Knob::TestJobs, "FERRY_TEST_JOBS", KnobType::Int, "2", nullptr, 1, 1024, "scripts",
      "scripts/test.sh, fuzz.sh and sanitize.sh: how many builds and tests run at once. Read by the "
      "scripts only; Ferry's programs ignore it"},

@@ -97,5 +97,6 @@ Command addInfoCommand(CLI::App& app);
 Command addDoctorCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);
 Command addBindCommand(CLI::App& app);
+Command addServeCommand(CLI::App& app);
 
 }  // namespace ferry::tools

@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
   add("bench", "measure: offload latency and bandwidth against MPI, proxy-app scaling", ferry::tools::addBenchCommand);
   add("bind", "as each rank's command: bind it to cores of its own, place its OpenMP threads there, run PROGRAM",
       ferry::tools::addBindCommand);
+  add("serve", "serve this machine's devices to host programs over a socket (a DPU's daemon)",
+      ferry::tools::addServeCommand);
   std::vector<char*> args = withoutRunSeparator(argc, argv, app);
   if (refusedUnknownSubcommand(app, args, 1, "command")) return 2;
   const CLI::App& bench = *app.get_subcommand("bench");

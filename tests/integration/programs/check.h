@@ -64,15 +64,20 @@ static inline int world_size(void) {
   return n ? n : env_int("SLURM_STEP_NUM_TASKS", 1);
 }
 
-/* The devices this job must have: FERRY_DEVICES_PER_RANK on every serving rank. -1 where
- * it cannot be known: a job that may also have GPUs (FERRY_GPUS_PER_RANK not 0; "all" is
- * valid too). */
-static inline int expected_devices(void) {
-  const char* gpus = getenv("FERRY_GPUS_PER_RANK");
-  if (!gpus || strcmp(gpus, "0") != 0) return -1;
+/* Devices that ranks of the job serve: FERRY_DEVICES_PER_RANK on every serving rank. */
+static inline int rank_devices(void) {
   int size = world_size();
   int serving = env_int("FERRY_RANK0_DEVICES", 0) ? size : size - 1;
   return serving > 0 ? serving * devices_per_rank() : 0;
+}
+
+/* The devices this job must have: the ranks', then those of OFFLOAD_TEST_DAEMONS device daemons
+ * (ferry serve, started by the test with the same FERRY_DEVICES_PER_RANK). -1 where it cannot
+ * be known: a job that may also have GPUs (FERRY_GPUS_PER_RANK not 0; "all" is valid too). */
+static inline int expected_devices(void) {
+  const char* gpus = getenv("FERRY_GPUS_PER_RANK");
+  if (!gpus || strcmp(gpus, "0") != 0) return -1;
+  return rank_devices() + env_int("OFFLOAD_TEST_DAEMONS", 0) * devices_per_rank();
 }
 
 /* A program whose regions ran on the host (no Ferry, offloading disabled, a stock plugin)
@@ -85,7 +90,7 @@ static inline void check_device_table(void) {
   int n = omp_get_num_devices();
   CHECK(n == want && n > 0, "%d device(s), expected %d from the MPI launcher's job size, FERRY_RANK0_DEVICES and "
         "FERRY_DEVICES_PER_RANK (is Ferry's plugin loaded, and was the program started by mpiexec?)", n, want);
-  for (int d = 0; d < n && n == want; ++d) check_region_rank(d);
+  for (int d = 0; d < rank_devices() && n == want; ++d) check_region_rank(d);  /* a daemon's have no rank */
 #endif
 }
 

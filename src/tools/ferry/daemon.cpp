@@ -1,0 +1,131 @@
+#include "tools/ferry/daemon.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <set>
+
+#include "comm/channel_auth.h"
+#include "comm/channel_socket.h"
+#include "comm/channel_transport.h"
+#include "offload/device_table.h"
+#include "platform/config.h"
+#include "platform/log.h"
+#include "service/discovery.h"
+#include "service/serving.h"
+
+namespace ferry::tools {
+namespace {
+
+std::atomic<bool> gStop{false};
+
+void onStopSignal(int) { gStop.store(true); }
+
+// One connection, in a process of its own: authenticate, announce, serve, exit.
+[[noreturn]] void runWorker(int fd, const std::string& client, const comm::ChannelToken& token,
+                            const std::string& listenText) {
+  static std::string label;  // log lines keep pointing at it: it lives as long as the worker
+  label = "serve " + client;
+  log::setLabel(label.c_str());
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGINT, SIG_DFL);
+  const double timeout = config().seconds(Knob::Timeout);
+  comm::tuneChannelSocket(fd, timeout);
+  auto transport = std::make_unique<comm::ChannelTransport>(fd, 1, "daemon " + listenText, "client " + client);
+  auto devices = service::discoverLocalDevices(1);
+  if (!devices) {
+    log::error(log::Service, "client %s: no devices to serve: %s", client.c_str(), devices.status().message().c_str());
+    _exit(1);
+  }
+  auto announcement = offload::DeviceTable::encodeLocal(offload::DeviceTable::describeLocal(*devices));
+  if (Status st = comm::authenticateClient(*transport, token, announcement, timeout); !st) {
+    log::warn(log::Service, "refused client %s: %s", client.c_str(), st.message().c_str());
+    _exit(1);
+  }
+  log::info(log::Service, "client %s authenticated; serving %zu device(s)", client.c_str(), devices->size());
+  std::vector<int> ids;
+  for (size_t i = 0; i < devices->size(); ++i) ids.push_back(static_cast<int>(i));
+  service::ServeOutcome out = service::serve(std::move(transport), std::move(devices.value()), std::move(ids));
+  if (out.status.isOk()) log::info(log::Service, "client %s is done", client.c_str());
+  else log::warn(log::Service, "client %s: serving ended: %s", client.c_str(), out.status.message().c_str());
+  service::exitServingProcess(out.status.isOk());
+}
+
+void reapWorkers(std::set<pid_t>& workers) {
+  int status = 0;
+  for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+    workers.erase(pid);
+    if (WIFSIGNALED(status))
+      log::warn(log::Service, "worker %d ended by signal %d (its client's work is lost; others go on)",
+                static_cast<int>(pid), WTERMSIG(status));
+  }
+}
+
+void acceptClients(int listener, const DaemonOptions& opt, const comm::ChannelToken& token) {
+  std::set<pid_t> workers;
+  const size_t maxClients = static_cast<size_t>(config().integer(Knob::ServeMaxClients));
+  while (!gStop.load()) {
+    pollfd p{listener, POLLIN, 0};
+    ::poll(&p, 1, 200);
+    reapWorkers(workers);
+    std::string client;
+    auto fd = comm::acceptOne(listener, client);
+    if (!fd) {
+      log::error(log::Service, "%s", fd.status().message().c_str());
+      continue;
+    }
+    if (*fd < 0) continue;
+    if (workers.size() >= maxClients) {
+      log::warn(log::Service, "refused client %s: %zu clients are served already (FERRY_SERVE_MAX_CLIENTS=%zu)",
+                client.c_str(), workers.size(), maxClients);
+      ::close(*fd);
+      continue;
+    }
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(listener);
+      runWorker(*fd, client, token, opt.listen.text);
+    }
+    ::close(*fd);
+    if (pid < 0) log::error(log::Service, "cannot start a worker for client %s", client.c_str());
+    else workers.insert(pid), log::info(log::Service, "client %s connected (worker %d)", client.c_str(), int(pid));
+  }
+  for (pid_t w : workers) ::kill(w, SIGTERM);
+  while (!workers.empty() && ::wait(nullptr) > 0) reapWorkers(workers);
+}
+
+}  // namespace
+
+int runDaemon(const DaemonOptions& opt) {
+  if (::geteuid() == 0 && !opt.allowRoot) {
+    log::error(log::Service, "ferry serve runs code its clients send, and refuses to do so as root; run it as an "
+                             "unprivileged user, or pass --allow-root where root is what you mean");
+    return 1;
+  }
+  auto token = comm::readTokenFile(opt.tokenFile);
+  if (!token) {
+    log::error(log::Service, "%s", token.status().message().c_str());
+    return 1;
+  }
+  auto listener = comm::listenOn(opt.listen);
+  if (!listener) {
+    log::error(log::Service, "%s", listener.status().message().c_str());
+    return 1;
+  }
+  std::signal(SIGTERM, onStopSignal);
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+  log::info(log::Service, "listening on %s", opt.listen.text.c_str());
+  std::fprintf(stderr, "ferry serve: listening on %s\n", opt.listen.text.c_str());
+  acceptClients(*listener, opt, *token);
+  ::close(*listener);
+  if (opt.listen.kind == NetAddress::Kind::Unix) ::unlink(opt.listen.path.c_str());
+  return 0;
+}
+
+}  // namespace ferry::tools

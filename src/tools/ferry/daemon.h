@@ -1,0 +1,25 @@
+// `ferry serve`: the device service as a daemon that host programs reach over a channel
+// instead of MPI (issue 28). The listener accepts connections and forks one worker process
+// per connection, so that one client's crash or leak never touches another and everything a
+// client held goes with its worker. A worker authenticates its client (comm/channel_auth.h),
+// announces its devices, and runs service::serve() on a ChannelTransport: the same server the
+// MPI ranks run.
+#pragma once
+
+#include <string>
+
+#include "platform/net_address.h"
+
+namespace ferry::tools {
+
+struct DaemonOptions {
+  NetAddress listen;
+  std::string tokenFile;
+  bool allowRoot = false;
+};
+
+// Serves until SIGTERM or SIGINT; returns the exit status (0 after a signal, 1 when it could
+// not start).
+int runDaemon(const DaemonOptions& opt);
+
+}  // namespace ferry::tools

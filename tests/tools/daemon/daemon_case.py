@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""One case of the device daemon (`ferry serve`, issue 28) against a real offload program.
+
+Starts a daemon on a Unix socket in a fresh directory with a fresh token, runs the launcher
+command after `--` with FERRY_REMOTE pointing at it, checks what the case expects of the
+program's exit, its output and the daemon's log, then stops the daemon with SIGTERM and
+checks that it ends, removes its socket and leaves no worker behind.
+
+  daemon_case.py --ferry BIN --case runs|wrong_token|open_token|no_daemon|killed -- CMD...
+"""
+import argparse
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(msg, *logs):
+    print(f"FAIL daemon_case: {msg}")
+    for name, text in logs:
+        print(f"---- {name} ----\n{text}")
+    sys.exit(1)
+
+
+def start_daemon(ferry, tmp, token):
+    sock = os.path.join(tmp, "sock")
+    log = open(os.path.join(tmp, "daemon.log"), "w+")
+    cmd = [ferry, "serve", "--listen", "unix:" + sock, "--token-file", token]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    env = dict(os.environ, FERRY_LOG="info,service")
+    daemon = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    for _ in range(200):
+        if os.path.exists(sock):
+            return daemon, sock, log
+        if daemon.poll() is not None:
+            break
+        time.sleep(0.05)
+    log.seek(0)
+    fail("the daemon did not start", ("daemon log", log.read()))
+
+
+def write_token(path, mode=0o600):
+    with open(path, "w") as f:
+        f.write(secrets.token_hex(32) + "\n")
+    os.chmod(path, mode)
+
+
+def workers_of(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def run_program(cmd, env, timeout):
+    start = time.time()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        fail(f"the program did not end within {timeout} s (a hang)", ("output", (e.stdout or b"").decode(errors="replace")))
+    return p.returncode, p.stdout + p.stderr, time.time() - start
+
+
+def expect(case, code, out, seconds, daemon_log):
+    logs = (("program output", out), ("daemon log", daemon_log))
+    if case == "runs":
+        if code != 0 or "all checks passed" not in out:
+            fail(f"exit {code}, expected 0 and 'all checks passed'", *logs)
+        for want in ("client unix socket authenticated", "client unix socket is done"):
+            if want not in daemon_log:
+                fail(f"the daemon's log lacks '{want}'", *logs)
+        return
+    patterns = {
+        "wrong_token": [r"is the token the daemon's\?", r"daemon unix:\S+ closed the connection"],
+        "open_token": [r"FERRY_REMOTE_TOKEN_FILE: token file \S+ may be read by others \(mode 644\)", r"chmod 600"],
+        "no_daemon": [r"cannot connect to the daemon at unix:\S+nobody"],
+        "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection while rank 0 on host \S+ waited for"],
+    }[case]
+    if code == 0:
+        fail("the program succeeded; the case expects a failure", *logs)
+    for p in patterns:
+        if not re.search(p, out):
+            fail(f"the output does not match {p!r}", *logs)
+    if case == "wrong_token" and "refused client unix socket: the client does not hold this daemon's token" not in daemon_log:
+        fail("the daemon's log does not say why it refused the client", *logs)
+    if seconds > 60:
+        fail(f"the failure took {seconds:.0f} s", *logs)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ferry", required=True)
+    ap.add_argument("--case", required=True, choices=["runs", "wrong_token", "open_token", "no_daemon", "killed"])
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    with tempfile.TemporaryDirectory(prefix="ferry-daemon-") as tmp:
+        token = os.path.join(tmp, "token")
+        write_token(token)
+        daemon, sock, log = start_daemon(a.ferry, tmp, token)
+        env = dict(os.environ, FERRY_REMOTE="unix:" + sock, FERRY_REMOTE_TOKEN_FILE=token, OFFLOAD_TEST_DAEMONS="1")
+        if a.case == "wrong_token":
+            env["FERRY_REMOTE_TOKEN_FILE"] = os.path.join(tmp, "other")
+            write_token(env["FERRY_REMOTE_TOKEN_FILE"])
+        elif a.case == "open_token":
+            env["FERRY_REMOTE_TOKEN_FILE"] = os.path.join(tmp, "open")
+            write_token(env["FERRY_REMOTE_TOKEN_FILE"], 0o644)
+        elif a.case == "no_daemon":
+            env["FERRY_REMOTE"] = "unix:" + os.path.join(tmp, "nobody")
+        if a.case == "killed":
+            prog = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(100):  # the worker exists once the client connected
+                time.sleep(0.1)
+                if workers_of(daemon.pid):
+                    break
+            time.sleep(1.0)
+            for w in workers_of(daemon.pid):
+                os.kill(w, signal.SIGKILL)
+            start = time.time()
+            try:
+                out, _ = prog.communicate(timeout=90)
+            except subprocess.TimeoutExpired:
+                prog.kill()
+                fail("the program hung after its daemon's worker died")
+            code, seconds = prog.returncode, time.time() - start
+        else:
+            code, out, seconds = run_program(cmd, env, 120)
+        daemon.send_signal(signal.SIGTERM)
+        try:
+            rc = daemon.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            fail("the daemon did not stop on SIGTERM")
+        log.seek(0)
+        daemon_log = log.read()
+        expect(a.case, code, out, seconds, daemon_log)
+        if rc != 0:
+            fail(f"the daemon exited {rc} on SIGTERM", ("daemon log", daemon_log))
+        if os.path.exists(sock):
+            fail("the daemon left its socket behind", ("daemon log", daemon_log))
+    print(f"daemon_case {a.case}: ok")
+
+
+if __name__ == "__main__":
+    main()
