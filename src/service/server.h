@@ -36,6 +36,12 @@ class Server {
   size_t numDevices() const { return devices_.size(); }
   // The job-wide number of each local device, for what kernels ask (image_hooks.h).
   void setGlobalIds(std::vector<int> ids) { globalIds_ = std::move(ids); }
+  // The largest image or transfer an op may carry (0: no limit), and the setting that sets it,
+  // for the error: a daemon's FERRY_SERVE_MAX_IMAGE. One over it fails its device.
+  void setTransferLimit(uint64_t bytes, std::string setting) {
+    transferLimit_ = bytes;
+    transferLimitSetting_ = std::move(setting);
+  }
   LocalDevice& device(size_t i) { return *devices_[i].dev; }
 
   // What the server does with one message type (op_table.cpp has one row per type).
@@ -154,6 +160,10 @@ class Server {
   std::set<XferKey> abandonedSends_;  // failed sends whose late Rtr is to be dropped
   bool shutdown_ = false;
   std::vector<int> globalIds_;
+  uint64_t transferLimit_ = 0;
+  std::string transferLimitSetting_;
+  // Whether `op` carries more than the transfer limit; if so, its device has failed with why.
+  bool overLimit(uint32_t dev, const Op& op);
   std::unique_ptr<OutputCapture> capture_;  // serving ranks other than 0 only
   std::vector<uint64_t> outputSent_;        // per issuer rank: bytes of output sent so far
   std::string outputPending_;

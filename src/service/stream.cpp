@@ -170,8 +170,19 @@ void Server::start(uint32_t dev, Op& op) {
   if (log::enabled(log::Level::Trace, log::Service))
     log::trace(log::Service, "start   %s seq %llu from rank %d", describe(dev, op).c_str(),
                static_cast<unsigned long long>(op.seq), op.client);
-  if (!devices_[dev].error.isOk()) return failStarted(dev, op);
+  if (!devices_[dev].error.isOk() || overLimit(dev, op)) return failStarted(dev, op);
   kindOf(op.type).start(*this, dev, op);
+}
+
+bool Server::overLimit(uint32_t dev, const Op& op) {
+  if (!transferLimit_) return false;  // MPI ranks: no limit, and nothing to look at
+  const comm::DataDesc* data = dataOf(op);
+  if (!data || data->size <= transferLimit_) return false;
+  devices_[dev].error = withWhere(dev, op, Status(Errc::InvalidArgument,
+      parse::formatSize(data->size) + " is more than this server takes at once (" + transferLimitSetting_ + "=" +
+      parse::formatSize(transferLimit_) + ")"));
+  log::error(log::Service, "%s", devices_[dev].error.message().c_str());
+  return true;
 }
 
 void Server::startInit(uint32_t dev, Op& op) {

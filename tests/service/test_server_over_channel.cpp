@@ -64,7 +64,9 @@ class ChannelServer : public ::testing::Test {
     int status = 0;
     if (!shutDown_) ::kill(child_, SIGKILL);
     ASSERT_EQ(::waitpid(child_, &status, 0), child_);
-    if (shutDown_) EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    if (shutDown_) {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    }
   }
 
   // Polls `take` (a transport call returning an optional message) for at most 10 s.

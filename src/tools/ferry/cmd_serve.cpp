@@ -57,9 +57,12 @@ Command addServeCommand(CLI::App& app) {
                  "the shared secret clients must prove they hold (mode 600; `openssl rand -hex 32 > FILE`)")
       ->required();
   app.add_flag("--allow-root", opt->allowRoot, "run as root (refused otherwise)");
+  app.add_flag("--daemon", opt->background, "detach once listening (default: stay in the foreground, as systemd wants)");
+  app.add_option("--log-file", opt->logFile, "with --daemon: where the log goes (appended; none when not given)");
+  app.add_option("--pid-file", opt->pidFile, "with --daemon: write the daemon's process id here");
   app.footer("Each client gets a worker process of its own; FERRY_SERVE_MAX_CLIENTS limits them. Host programs "
              "find the daemon's devices with FERRY_REMOTE=ADDRESS and FERRY_REMOTE_TOKEN_FILE=FILE. Runs in the "
-             "foreground; under systemd see docs/daemon.md.");
+             "foreground unless --daemon; under systemd see docs/daemon.md.");
   return [opt, listen] {
     dropOwnPluginDirOrReexec();
     auto addr = parseNetAddress(*listen);

@@ -1,5 +1,6 @@
 #include "tools/ferry/daemon.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -7,7 +8,9 @@
 
 #include <atomic>
 #include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "comm/channel_auth.h"
@@ -50,7 +53,8 @@ void onStopSignal(int) { gStop.store(true); }
   log::info(log::Service, "client %s authenticated; serving %zu device(s)", client.c_str(), devices->size());
   std::vector<int> ids;
   for (size_t i = 0; i < devices->size(); ++i) ids.push_back(static_cast<int>(i));
-  service::ServeOutcome out = service::serve(std::move(transport), std::move(devices.value()), std::move(ids));
+  service::ServeOutcome out = service::serve(std::move(transport), std::move(devices.value()), std::move(ids),
+                                             config().size(Knob::ServeMaxImage), "FERRY_SERVE_MAX_IMAGE");
   if (out.status.isOk()) log::info(log::Service, "client %s is done", client.c_str());
   else log::warn(log::Service, "client %s: serving ended: %s", client.c_str(), out.status.message().c_str());
   service::exitServingProcess(out.status.isOk());
@@ -99,6 +103,34 @@ void acceptClients(int listener, const DaemonOptions& opt, const comm::ChannelTo
   while (!workers.empty() && ::wait(nullptr) > 0) reapWorkers(workers);
 }
 
+// --daemon: detached from the terminal once the socket listens, so that a start that fails
+// (the address, the token) still fails in front of the user.
+Status detach(const DaemonOptions& opt) {
+  int log = ::open(opt.logFile.empty() ? "/dev/null" : opt.logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                   0600);
+  if (log < 0) return Status(Errc::InvalidArgument, "--log-file " + opt.logFile + ": " + std::strerror(errno));
+  pid_t first = ::fork();
+  if (first < 0) return Status(Errc::Internal, "fork failed");
+  if (first > 0) _exit(0);
+  ::setsid();
+  pid_t second = ::fork();
+  if (second > 0) _exit(0);
+  int null = ::open("/dev/null", O_RDONLY);
+  ::dup2(null, 0);
+  ::dup2(log, 1);
+  ::dup2(log, 2);
+  ::close(null);
+  ::close(log);
+  if (!opt.pidFile.empty()) {
+    FILE* f = std::fopen(opt.pidFile.c_str(), "w");
+    if (!f) return Status(Errc::InvalidArgument, "--pid-file " + opt.pidFile + ": " + std::strerror(errno));
+    std::fprintf(f, "%d\n", static_cast<int>(::getpid()));
+    std::fclose(f);
+  }
+  if (::chdir("/") != 0) return Status(Errc::Internal, "chdir / failed");  // holds no file system busy
+  return {};
+}
+
 }  // namespace
 
 int runDaemon(const DaemonOptions& opt) {
@@ -120,8 +152,14 @@ int runDaemon(const DaemonOptions& opt) {
   std::signal(SIGTERM, onStopSignal);
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGPIPE, SIG_IGN);
+  std::fprintf(stderr, "ferry serve: listening on %s%s\n", opt.listen.text.c_str(),
+               opt.background ? (", in the background (log: " + (opt.logFile.empty() ? std::string("none") : opt.logFile) + ")").c_str() : "");
+  if (opt.background)
+    if (Status st = detach(opt); !st) {
+      log::error(log::Service, "%s", st.message().c_str());
+      return 1;
+    }
   log::info(log::Service, "listening on %s", opt.listen.text.c_str());
-  std::fprintf(stderr, "ferry serve: listening on %s\n", opt.listen.text.c_str());
   acceptClients(*listener, opt, *token);
   ::close(*listener);
   if (opt.listen.kind == NetAddress::Kind::Unix) ::unlink(opt.listen.path.c_str());

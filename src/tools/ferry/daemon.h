@@ -16,6 +16,9 @@ struct DaemonOptions {
   NetAddress listen;
   std::string tokenFile;
   bool allowRoot = false;
+  bool background = false;  // --daemon: detach once listening; log to logFile
+  std::string logFile;      // --log-file (background only; /dev/null when empty)
+  std::string pidFile;      // --pid-file
 };
 
 // Serves until SIGTERM or SIGINT; returns the exit status (0 after a signal, 1 when it could

@@ -6,7 +6,7 @@ command after `--` with FERRY_REMOTE pointing at it, checks what the case expect
 program's exit, its output and the daemon's log, then stops the daemon with SIGTERM and
 checks that it ends, removes its socket and leaves no worker behind.
 
-  daemon_case.py --ferry BIN --case runs|wrong_token|open_token|no_daemon|killed -- CMD...
+  daemon_case.py --ferry BIN --case runs|wrong_token|open_token|no_daemon|killed|too_big|background -- CMD...
 """
 import argparse
 import os
@@ -26,18 +26,50 @@ def fail(msg, *logs):
     sys.exit(1)
 
 
-def start_daemon(ferry, tmp, token):
+class Detached:
+    """A daemon started with --daemon: known by its pid file, not as our child."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def send_signal(self, sig):
+        os.kill(self.pid, sig)
+
+    def wait(self, timeout):
+        for _ in range(int(timeout * 20)):
+            if not os.path.exists(f"/proc/{self.pid}"):
+                return 0
+            time.sleep(0.05)
+        raise subprocess.TimeoutExpired("ferry serve --daemon", timeout)
+
+    def kill(self):
+        os.kill(self.pid, signal.SIGKILL)
+
+
+def start_daemon(ferry, tmp, token, extra_env, background):
     sock = os.path.join(tmp, "sock")
-    log = open(os.path.join(tmp, "daemon.log"), "w+")
+    logname = os.path.join(tmp, "daemon.log")
+    log = open(logname, "a+")
     cmd = [ferry, "serve", "--listen", "unix:" + sock, "--token-file", token]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
-    env = dict(os.environ, FERRY_LOG="info,service")
+    if background:
+        cmd += ["--daemon", "--log-file", logname, "--pid-file", os.path.join(tmp, "pid")]
+    env = dict(os.environ, FERRY_LOG="info,service", **extra_env)
     daemon = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    if background:
+        if daemon.wait(timeout=30) != 0:
+            log.seek(0)
+            fail("ferry serve --daemon did not start", ("daemon log", log.read()))
+        for _ in range(200):
+            if os.path.exists(os.path.join(tmp, "pid")) and os.path.getsize(os.path.join(tmp, "pid")) > 0:
+                break
+            time.sleep(0.05)
+        daemon = Detached(int(open(os.path.join(tmp, "pid")).read()))
     for _ in range(200):
         if os.path.exists(sock):
             return daemon, sock, log
-        if daemon.poll() is not None:
+        if not background and daemon.poll() is not None:
             break
         time.sleep(0.05)
     log.seek(0)
@@ -66,7 +98,7 @@ def run_program(cmd, env, timeout):
 
 def expect(case, code, out, seconds, daemon_log):
     logs = (("program output", out), ("daemon log", daemon_log))
-    if case == "runs":
+    if case in ("runs", "background"):
         if code != 0 or "all checks passed" not in out:
             fail(f"exit {code}, expected 0 and 'all checks passed'", *logs)
         for want in ("client unix socket authenticated", "client unix socket is done"):
@@ -77,6 +109,7 @@ def expect(case, code, out, seconds, daemon_log):
         "wrong_token": [r"is the token the daemon's\?", r"daemon unix:\S+ closed the connection"],
         "open_token": [r"FERRY_REMOTE_TOKEN_FILE: token file \S+ may be read by others \(mode 644\)", r"chmod 600"],
         "no_daemon": [r"cannot connect to the daemon at unix:\S+nobody"],
+        "too_big": [r"is more than this server takes at once \(FERRY_SERVE_MAX_IMAGE=64 KiB\)", r"daemon unix:"],
         "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection while rank 0 on host \S+ waited for"],
     }[case]
     if code == 0:
@@ -93,14 +126,16 @@ def expect(case, code, out, seconds, daemon_log):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ferry", required=True)
-    ap.add_argument("--case", required=True, choices=["runs", "wrong_token", "open_token", "no_daemon", "killed"])
+    ap.add_argument("--case", required=True,
+                    choices=["runs", "wrong_token", "open_token", "no_daemon", "killed", "too_big", "background"])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     with tempfile.TemporaryDirectory(prefix="ferry-daemon-") as tmp:
         token = os.path.join(tmp, "token")
         write_token(token)
-        daemon, sock, log = start_daemon(a.ferry, tmp, token)
+        daemon_env = {"FERRY_SERVE_MAX_IMAGE": "64K"} if a.case == "too_big" else {}
+        daemon, sock, log = start_daemon(a.ferry, tmp, token, daemon_env, a.case == "background")
         env = dict(os.environ, FERRY_REMOTE="unix:" + sock, FERRY_REMOTE_TOKEN_FILE=token, OFFLOAD_TEST_DAEMONS="1")
         if a.case == "wrong_token":
             env["FERRY_REMOTE_TOKEN_FILE"] = os.path.join(tmp, "other")
