@@ -57,6 +57,10 @@ Result<addrinfo*> resolve(const NetAddress& a, bool passive) {
 }  // namespace
 
 void tuneChannelSocket(int fd, double timeoutSeconds) {
+  // Room for several chunks in flight each way: the socket is the transfer's window.
+  int buffer = 4 << 20;
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, sizeof buffer);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // fails harmlessly on Unix sockets
   ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);

@@ -246,7 +246,7 @@ Status ChannelTransport::readLocked() {
     } else {
       in_.got += static_cast<size_t>(r);
     }
-    if (in_.headerGot == kChannelFrameHeader && in_.got == in_.len) finishFrameLocked();
+    if (in_.headerGot == kChannelFrameHeader && in_.got == in_.len && !finishFrameLocked()) return {};
   }
 }
 
@@ -279,10 +279,14 @@ Status ChannelTransport::startFrameLocked() {
   return {};
 }
 
-// A whole frame is in: it goes to the oldest claim on its tag, or waits for one.
-void ChannelTransport::finishFrameLocked() {
+// A whole frame is in: it goes to the oldest claim on its tag, or waits for one. Returns
+// false for a frame nobody claimed: the reader stops there, so that the caller acts on it (a
+// server starts the op that a control message asks for, and opens its stream) before the
+// chunks behind it are read, which then go straight into place instead of being kept.
+bool ChannelTransport::finishFrameLocked() {
   auto it = claims_.find(in_.tag);
-  if (it == claims_.end()) {
+  bool claimed = it != claims_.end();
+  if (!claimed) {
     arrived_[in_.tag].push_back(std::move(in_.owned));
   } else if (ChannelReceive* r = it->second.front().receive) {
     it->second.pop_front();
@@ -299,6 +303,7 @@ void ChannelTransport::finishFrameLocked() {
   in_.got = in_.len = 0;
   in_.dst = nullptr;
   in_.direct = nullptr;
+  return claimed;
 }
 
 std::optional<std::vector<uint8_t>> ChannelTransport::popLocked(int tag) {
@@ -414,7 +419,7 @@ std::unique_ptr<PeerLiveness> ChannelTransport::watch(int, TagPool&) {
 // Waits for `done` (checked under the lock after each pump) for at most FERRY_TIMEOUT.
 Status ChannelTransport::blockUntil(const char* what, const std::function<bool()>& done) {
   const uint64_t deadline = nowNs() + static_cast<uint64_t>(config().seconds(Knob::Timeout) * 1e9);
-  Backoff backoff(0);
+  Backoff backoff;  // spins first, as every wait does: a baseline must not time sleeps
   while (true) {
     {
       std::lock_guard lock(mutex_);

@@ -108,7 +108,7 @@ class ChannelTransport final : public Transport {
   Status writeLocked();
   Status readLocked();
   Status startFrameLocked();
-  void finishFrameLocked();
+  bool finishFrameLocked();
   Status fail(Status st);
   std::optional<std::vector<uint8_t>> popLocked(int tag);
   // Takes the frames that arrived before anyone claimed them, then waits in the tag's queue.

@@ -174,6 +174,10 @@ comm::DataDesc Client::describeData(int id, uint64_t bytes, const void* addr) {
 }
 
 Status Client::queuePipeSend(AsyncQueue& q, int id, std::string what, const comm::DataDesc& data, const void* addr) {
+  // Over MPI the chunks may overtake the op that takes them (matching is by tag). On a
+  // daemon's channel they would arrive first and be kept and copied: the op goes out first.
+  if (isDaemon(devices_[id]->entry.rank))
+    if (Status st = flushBatch(q); !st) return st;
   q.sends.push_back(std::make_unique<PendingSend>(
       PendingSend{id, std::move(what),
                   transport_->openStream(comm::Stream::Dir::Send, devices_[id]->entry.rank, data.tag,
