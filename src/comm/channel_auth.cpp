@@ -9,12 +9,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "comm/protocol.h"
 #include "platform/backoff.h"
 #include "platform/clock.h"
+#include "platform/files.h"
 
 namespace ferry::comm {
 namespace {
@@ -84,8 +83,9 @@ Result<ChannelToken> readTokenFile(const std::string& path) {
     return Status(Errc::InvalidArgument, "token file " + path + " may be read by others (mode " + mode +
                                              "); anyone who reads it can run code on the daemon: chmod 600 " + path);
   }
-  std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  if (Status read = readTextFile(path, text); !read) return read.withContext("token file");
+  std::vector<uint8_t> secret(text.begin(), text.end());
   while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ')) secret.pop_back();
   if (secret.size() < 16)
     return Status(Errc::InvalidArgument, "token file " + path + " holds " + std::to_string(secret.size()) +
