@@ -18,29 +18,21 @@
 #include <string>
 #include <vector>
 
+#include "comm/page_source.h"
 #include "platform/status.h"
 
 namespace ferry::comm {
 
 inline constexpr int kPageRequestTag = 6;  // serving rank -> the rank whose memory it pages
 inline constexpr int kPageReplyTag = 7;    // and back
-inline constexpr uint64_t kLinkPage = 4096;
-// Most pages one read asks for: what the pager mirrors at once (FERRY_USM_FAULT_AROUND), and
-// what the host reads with one cmaReadPages.
-inline constexpr uint32_t kMaxLinkPages = 256;
-
-class PageLink {
+class PageLink final : public PageSource {
  public:
   PageLink(MPI_Comm comm, int host, double timeoutSeconds) : comm_(comm), host_(host), timeout_(timeoutSeconds) {}
 
-  // Reads up to `count` pages from `page` on into `out`; returns how many: the pages up to
-  // the first one the host does not map.
-  Result<uint32_t> read(uint64_t page, uint32_t count, uint8_t* out);
-  // Writes each local run to the host address of the same index.
-  Status write(std::span<const iovec> local, std::span<const iovec> remote);
-  // The host's /proc/self/maps.
-  Result<std::string> maps();
-  int host() const { return host_; }
+  Result<uint32_t> read(uint64_t page, uint32_t count, uint8_t* out) override;
+  Status write(std::span<const iovec> local, std::span<const iovec> remote) override;
+  Result<std::string> maps() override;
+  int host() const override { return host_; }
 
  private:
   Result<std::vector<uint8_t>> call(std::vector<uint8_t> request, const char* what);

@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "comm/cma.h"
-#include "comm/page_link.h"
+#include "comm/page_source.h"
 #include "platform/config.h"
 #include "platform/files.h"
 #include "platform/log.h"
@@ -269,18 +269,35 @@ uint64_t translateCode(uint64_t pc) {
   return 0;
 }
 
+// The faulting instruction's address in the signal's context, by architecture.
+uint64_t programCounter(const ucontext_t* uc) {
+#if defined(__x86_64__)
+  return static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return uc->uc_mcontext.pc;
+#endif
+}
+
+void setProgramCounter(ucontext_t* uc, uint64_t pc) {
+#if defined(__x86_64__)
+  uc->uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(pc);
+#elif defined(__aarch64__)
+  uc->uc_mcontext.pc = pc;
+#endif
+}
+
 void onFault(int sig, siginfo_t* info, void* context) {
   pid_t host = gMirror.host.load(std::memory_order_acquire);
   auto addr = reinterpret_cast<uint64_t>(info->si_addr);
   auto* uc = static_cast<ucontext_t*>(context);
   int savedErrno = errno;
   bool served = false;
-  if (host != 0 && addr == static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP])) {
+  if (host != 0 && addr == programCounter(uc)) {
     // A call through a function pointer of rank 0 (a kernel argument, or one stored in rank 0's
     // data): continue in this process's copy of that function, as the stock host plugin's
     // shared address space would run it.
     if (uint64_t to = translateCode(addr)) {
-      uc->uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(to);
+      setProgramCounter(uc, to);
       served = true;
     }
   } else if (host != 0 && addr >= kPage) {

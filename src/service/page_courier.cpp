@@ -30,8 +30,8 @@ struct Slot {
 constexpr int kSlots = 64;
 Slot gSlots[kSlots];
 int gWake = -1;  // eventfd the handler writes to
-std::unique_ptr<comm::PageLink> gLink;
-std::atomic<comm::PageLink*> gLinkPtr{nullptr};
+std::unique_ptr<comm::PageSource> gLink;
+std::atomic<comm::PageSource*> gLinkPtr{nullptr};
 std::once_flag gStarted;
 
 void serveSlots() {
@@ -56,7 +56,7 @@ void loop() {
 
 }  // namespace
 
-Status start(std::unique_ptr<comm::PageLink> link) {
+Status start(std::unique_ptr<comm::PageSource> link) {
   Status result;
   std::call_once(gStarted, [&] {
     gWake = eventfd(0, EFD_CLOEXEC);
@@ -73,7 +73,7 @@ Status start(std::unique_ptr<comm::PageLink> link) {
   return {};
 }
 
-comm::PageLink* link() { return gLinkPtr.load(std::memory_order_acquire); }
+comm::PageSource* link() { return gLinkPtr.load(std::memory_order_acquire); }
 
 uint32_t readFromHandler(uint64_t page, uint32_t count, uint8_t* out) {
   if (!gLinkPtr.load(std::memory_order_acquire)) return 0;

@@ -1,4 +1,4 @@
-// Carries the host pager's page reads to a comm::PageLink, for a serving rank that reaches
+// Carries the host pager's page reads to a comm::PageSource, for a serving rank that reaches
 // rank 0's memory over MPI (another node, or no cross-memory attach). The pager reads pages
 // inside its SIGSEGV handler, where MPI may not be called: the handler posts the read in a
 // slot, wakes the courier thread through an eventfd (write() is async-signal-safe) and
@@ -8,15 +8,15 @@
 #include <cstdint>
 #include <memory>
 
-#include "comm/page_link.h"
+#include "comm/page_source.h"
 #include "platform/status.h"
 
 namespace ferry::service::courier {
 
 // Starts the courier thread on `link`, once per process; later calls keep the first link.
-Status start(std::unique_ptr<comm::PageLink> link);
+Status start(std::unique_ptr<comm::PageSource> link);
 // The link, or nullptr before start().
-comm::PageLink* link();
+comm::PageSource* link();
 // Async-signal-safe: reads up to `count` pages from `page` on into `out` through the courier
 // thread; returns how many were read (0 when none, or when the link failed, which the thread
 // logs).

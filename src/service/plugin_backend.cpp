@@ -8,17 +8,17 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <atomic>
 #include <set>
 
-#include "comm/world.h"
 #include "platform/config.h"
 #include "platform/log.h"
 #include "platform/parse.h"
 #include "platform/ranges.h"
+#include "service/client_memory.h"
 #include "service/crash_report.h"
 #include "service/host_pager.h"
 #include "service/image_hooks.h"
-#include "service/page_courier.h"
 
 namespace ferry::service {
 namespace {
@@ -65,47 +65,28 @@ void removeStockPluginTempFiles() {
 PluginBackend::PluginBackend(VendorPlugin* plugin, int pluginDeviceId, std::string label)
     : plugin_(plugin), id_(pluginDeviceId), label_(std::move(label)) {}
 
-// The process whose memory kernels dereference under unified_shared_memory: 0 when that is
-// this process, its pid when CMA reaches it (a rank of this node), else
-// hostpager::kRemoteHost, with its pages carried over MPI (service/page_courier.h).
-static Result<pid_t> usmHostOf(int clientRank) {
-  comm::World* world = comm::World::instance();
-  if (!world)
-    return Status(Errc::Unsupported, "'#pragma omp requires unified_shared_memory' needs the MPI job the device serves");
-  if (clientRank == world->rank()) return pid_t{0};
-  const comm::PeerInfo& client = world->peer(clientRank);
-  if (client.node == world->self().node && world->cmaEnabled()) return client.pid;
-  log::info(log::Service, "unified shared memory: rank %d's pages come over MPI (%s)", clientRank,
-            client.node != world->self().node ? "it is on another node" : world->cmaReason().c_str());
-  auto link = std::make_unique<comm::PageLink>(world->comm(), clientRank, config().seconds(Knob::Timeout));
-  if (Status st = courier::start(std::move(link)); !st) return st;
-  if (courier::link()->host() != clientRank)
-    return Status(Errc::Unsupported, "unified shared memory: this rank already pages the memory of rank " +
-                                         std::to_string(courier::link()->host()) + ", and one rank pages one client");
-  return hostpager::kRemoteHost;
-}
+namespace {
+std::atomic<ClientMemory*> gClientMemory{nullptr};
+}  // namespace
 
-// Without the requirement: the client whose unmapped memory kernels may be served, or 0. Only
-// a client CMA reaches: over MPI it would have to answer page requests in every wait of every
-// program. Where none qualifies, kernels simply fault, so no error is kept.
-static pid_t lenientHostOf(int clientRank) {
-  if (config().text(Knob::UnmappedAccess) != "serve") return 0;
-  comm::World* world = comm::World::instance();
-  if (!world || clientRank == world->rank()) return 0;
-  const comm::PeerInfo& client = world->peer(clientRank);
-  return client.node == world->self().node && world->cmaEnabled() ? client.pid : 0;
-}
+void setClientMemory(ClientMemory* memory) { gClientMemory.store(memory); }
+ClientMemory* clientMemory() { return gClientMemory.load(); }
 
 Status PluginBackend::init(int64_t requiresFlags, int clientRank, bool canPage) {
   if (initialized_) return {};
   if (requiresFlags & abi::kReqUnifiedSharedMemory) {
-    auto host = usmHostOf(clientRank);
+    ClientMemory* reach = clientMemory();
+    if (!reach)
+      return Status(Errc::Unsupported, "'#pragma omp requires unified_shared_memory': " + label_ +
+                                           " cannot reach its client's memory (a daemon's clients are on another "
+                                           "machine); map the data the regions use instead");
+    auto host = reach->unifiedHost(clientRank);
     if (!host) return host.takeStatus();
     if (*host != 0)
       if (Status st = hostpager::enable(*host, hostpager::Mode::Unified); !st) return st;
     pagerHost_ = *host;
     pagerMode_ = hostpager::Mode::Unified;
-  } else if (pid_t host = canPage ? lenientHostOf(clientRank) : 0) {
+  } else if (pid_t host = canPage && clientMemory() ? clientMemory()->lenientHost(clientRank) : 0) {
     Status st = hostpager::enable(host, hostpager::Mode::Lenient);
     if (st) pagerHost_ = host;
     else log::info(log::Service, "%s: kernels will not be served unmapped host memory: %s", label_.c_str(),

@@ -8,6 +8,7 @@
 #include "comm/liveness.h"
 #include "comm/mpi_transport.h"
 #include "platform/init.h"
+#include "service/client_memory.h"
 #include "service/discovery.h"
 #include "service/server.h"
 
@@ -26,6 +27,7 @@ class ServerEnvironment : public ::testing::Environment {
     responder_ = std::make_unique<comm::LivenessResponder>(world_->comm());
     std::vector<uint64_t> bases;
     if (world_->rank() != 0) {
+      service::setClientMemory(&service::mpiClientMemory());
       auto devices = service::discoverLocalDevices(world_->size() - 1);
       ASSERT_TRUE(devices.isOk()) << devices.status().message();
       for (auto& d : *devices) bases.push_back(d->heapBase());

@@ -8,12 +8,9 @@ cxx="$1"; src="$2"; shift 2
 poison=$(mktemp -d)
 trap 'rm -rf "$poison"' EXIT
 echo '#error "this file of the device service includes mpi.h (tests/support/check_service_without_mpi.sh)"' > "$poison/mpi.h"
-# Still MPI's, until unified shared memory's page link and device discovery go through the
-# transport too:
-#   host_pager.cpp      pages rank 0's memory over comm::PageLink (MPI) where CMA cannot
-#   page_courier.cpp    the thread that carries those page reads over MPI
-#   plugin_backend.cpp  decides CMA or the page link from comm::World
-allowed="host_pager.cpp page_courier.cpp plugin_backend.cpp"
+# The one MPI part, built into ferry_service but not into ferry_service_core (the daemon's):
+#   client_memory_mpi.cpp  how the ranks' kernels reach rank 0's memory: CMA or comm::PageLink
+allowed="client_memory_mpi.cpp"
 status=0
 checked=0
 for f in "$src"/service/*.cpp; do
