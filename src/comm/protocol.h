@@ -17,7 +17,8 @@
 namespace ferry::comm {
 
 inline constexpr uint32_t kMagic = 0x59525246;  // "FRRY" little-endian
-inline constexpr uint16_t kProtocolVersion = 4;  // 2: replies carry an output mark; 3: Rts; 4: channel handshake
+inline constexpr uint16_t kProtocolVersion = 5;  // 2: replies carry an output mark; 3: Rts; 4: channel handshake;
+                                                 // 5: device announcements name their ELF machine
 inline constexpr size_t kHeaderSize = 32;
 // Every control message fits in this many bytes; servers pre-post receives of this size.
 inline constexpr size_t kMaxControlMessage = 64 * 1024;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include "comm/liveness.h"
 #include "comm/mpi_check.h"
@@ -34,6 +35,7 @@
 #include "platform/net_address.h"
 #include "platform/topology.h"
 #include "platform/trace.h"
+#include "service/client_memory.h"
 #include "service/crash_report.h"
 #include "service/discovery.h"
 #include "service/image_hooks.h"
@@ -86,12 +88,23 @@ void saveTimeline(const std::string& document) {
 }
 Runtime* gRuntime = nullptr;  // never destroyed, see Client
 
-// "3 devices (0-2) served by ranks 1-3"
+// "3 devices (0-2) served by ranks 1-3", "... by rank 1 and 1 daemon(s)"
 std::string describeTable(const DeviceTable& t) {
   if (t.size() == 0) return "no devices";
-  int lo = t[0].rank, hi = t[t.size() - 1].rank;
-  return std::to_string(t.size()) + " device(s), numbered 0-" + std::to_string(t.size() - 1) + ", served by rank" +
-         (lo == hi ? " " + std::to_string(lo) : "s " + std::to_string(lo) + "-" + std::to_string(hi));
+  int lo = -1, hi = -1;
+  std::set<std::string> daemons;
+  for (const auto& e : t.entries()) {
+    if (e.node < 0) {  // a daemon's device (DeviceTable::appendRemote): no rank serves it
+      daemons.insert(e.host);
+      continue;
+    }
+    lo = lo < 0 ? e.rank : lo;
+    hi = e.rank;
+  }
+  std::string by;
+  if (lo >= 0) by = lo == hi ? "rank " + std::to_string(lo) : "ranks " + std::to_string(lo) + "-" + std::to_string(hi);
+  if (!daemons.empty()) by += (by.empty() ? "" : " and ") + std::to_string(daemons.size()) + " daemon(s)";
+  return std::to_string(t.size()) + " device(s), numbered 0-" + std::to_string(t.size() - 1) + ", served by " + by;
 }
 
 [[noreturn]] void exitBeforeMpi(const Status& st) {
@@ -181,6 +194,7 @@ JobDevices discoverJobDevices(comm::World& w) {
   JobDevices job;
   Status found;
   if (w.rank() != 0 || rank0Serves) {
+    service::setClientMemory(&service::mpiClientMemory());  // kernels may reach rank 0's memory
     auto d = service::discoverLocalDevices(servingRanksOnNode(w, rank0Serves));
     if (d) job.local = std::move(d.value());
     else found = d.takeStatus();

@@ -26,6 +26,7 @@ Client::Client(comm::World& world, std::unique_ptr<comm::Transport> transport, D
   tags_.setUpperBound(transport_->tagUpperBound());
   for (const auto& e : table_.entries()) {
     hasGpus_ |= e.kind == service::DeviceKind::Gpu;
+    machines_.insert(machineOf(e));
     if (e.rank < world.size())  // a daemon's devices (issue 28) page nothing of this rank's
       pagesOverMpi_ |= e.rank != world.rank() && (world.peer(e.rank).node != world.self().node || !world.cmaEnabled());
     auto d = std::make_unique<RemoteDevice>();
@@ -186,7 +187,7 @@ Status Client::queuePipeSend(AsyncQueue& q, int id, std::string what, const comm
 }
 
 Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image* offered) {
-  auto routed = router_.select(offered, devices_[id]->entry.kind);
+  auto routed = router_.select(offered, machineOf(devices_[id]->entry));
   if (!routed) return routed.takeStatus();
   const __tgt_device_image* image = *routed;
   auto rec = recordFromImage(image);

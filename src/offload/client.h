@@ -57,6 +57,8 @@ class Client {
   OffloadCounters& counters() { return counters_; }
   ImageRouter& images() { return router_; }
   bool hasGpus() const { return hasGpus_; }
+  // The ELF machines the table's devices run (their images' machines: image_router.h).
+  const std::set<uint16_t>& machines() const { return machines_; }
   void setRequires(int64_t flags) { requires_ = flags; }
 
   // client.cpp
@@ -186,6 +188,7 @@ class Client {
   ImageRouter router_;
   DeviceOutput output_;
   bool hasGpus_ = false;
+  std::set<uint16_t> machines_;
   // A device whose serving rank pages this rank's memory over MPI under unified shared memory
   // (comm/page_link.h): its kernels wait for this rank to answer, so waits answer them.
   bool pagesOverMpi_ = false;

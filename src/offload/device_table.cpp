@@ -10,53 +10,41 @@ namespace {
 // Fixed forever: a peer of another protocol version must still fit its announcement in
 // the same slot, or the allgather itself would fail before the version check could speak.
 constexpr size_t kSlotSize = 8192;
-constexpr uint32_t kMaxLocalDevices = 64;
+}  // namespace
+
+namespace {
+DeviceEntry entryOf(const service::AnnouncedDevice& a) {
+  DeviceEntry e;
+  e.localIndex = a.localIndex;
+  e.kind = a.kind;
+  e.clientHeap = a.clientHeap;
+  e.memoryBytes = a.memoryBytes;
+  e.heapBase = a.heapBase;
+  e.machine = a.machine;
+  e.description = a.description;
+  return e;
+}
 }  // namespace
 
 std::vector<uint8_t> DeviceTable::encodeLocal(const std::vector<DeviceEntry>& local) {
-  std::vector<uint8_t> out;
-  comm::WireWriter w(out);
-  w.put<uint32_t>(static_cast<uint32_t>(local.size()));
-  for (const auto& d : local)
-    w.put<int32_t>(d.localIndex)
-        .put<uint8_t>(static_cast<uint8_t>(d.kind))
-        .put<uint8_t>(d.clientHeap ? 1 : 0)
-        .put(d.memoryBytes)
-        .put(d.heapBase)
-        .str(d.description);
-  return out;
+  std::vector<service::AnnouncedDevice> out;
+  for (const auto& e : local)
+    out.push_back({e.localIndex, e.kind, e.clientHeap, e.memoryBytes, e.heapBase, e.machine, e.description});
+  return service::encodeAnnouncement(out);
 }
 
 Result<std::vector<DeviceEntry>> DeviceTable::decodeLocal(const uint8_t* data, size_t len) {
-  comm::WireReader r(data, len);
-  uint32_t n = 0;
-  if (!r.get(n) || n > kMaxLocalDevices) return Status(Errc::Protocol, "device announcement: bad device count");
-  std::vector<DeviceEntry> out(n);
-  for (auto& d : out) {
-    uint8_t kind = 0, heap = 0;
-    if (!r.get(d.localIndex) || !r.get(kind) || !r.get(heap) || !r.get(d.memoryBytes) || !r.get(d.heapBase) ||
-        !r.str(d.description, 512) || kind > 1)
-      return Status(Errc::Protocol, "device announcement: truncated or malformed device record");
-    d.kind = static_cast<service::DeviceKind>(kind);
-    d.clientHeap = heap != 0;
-  }
-  if (r.remaining() != 0) return Status(Errc::Protocol, "device announcement: trailing bytes");
+  auto devices = service::decodeAnnouncement(data, len);
+  if (!devices) return devices.takeStatus();
+  std::vector<DeviceEntry> out;
+  for (const auto& d : *devices) out.push_back(entryOf(d));
   return out;
 }
 
 std::vector<DeviceEntry> DeviceTable::describeLocal(const std::vector<std::unique_ptr<service::LocalDevice>>& local) {
-  std::vector<DeviceEntry> mine;
-  for (size_t i = 0; i < local.size(); ++i) {
-    DeviceEntry e;
-    e.localIndex = static_cast<int>(i);
-    e.kind = local[i]->kind();
-    e.clientHeap = local[i]->clientManagedHeap();
-    e.memoryBytes = local[i]->memoryBytes();
-    e.heapBase = local[i]->heapBase();
-    e.description = local[i]->description();
-    mine.push_back(e);
-  }
-  return mine;
+  std::vector<DeviceEntry> out;
+  for (const auto& d : service::describeDevices(local)) out.push_back(entryOf(d));
+  return out;
 }
 
 void DeviceTable::appendRemote(std::vector<DeviceEntry> devices, int endpoint, const std::string& host) {

@@ -12,6 +12,7 @@
 
 #include "comm/world.h"
 #include "platform/status.h"
+#include "service/announcement.h"
 #include "service/local_device.h"
 
 namespace ferry::offload {
@@ -27,7 +28,15 @@ struct DeviceEntry {
   uint64_t heapBase = 0;      // client-managed heaps: where device memory starts
   bool clientHeap = false;
   std::string description;
+  uint16_t machine = 0;  // ELF machine of the images it runs (service/announcement.h)
 };
+
+// The ELF machine a device runs; entries made without one (tests' tables) run the machine
+// of their kind on x86_64.
+inline uint16_t machineOf(const DeviceEntry& e) {
+  if (e.machine) return e.machine;
+  return e.kind == service::DeviceKind::Gpu ? service::kElfMachineCuda : 62;
+}
 
 class DeviceTable {
  public:

@@ -20,11 +20,13 @@ Result<std::span<const uint8_t>> innerElf(std::span<const uint8_t> bytes) {
   return bin->image;
 }
 
-Status checkX86Image(const __tgt_device_image* image) {
+Status checkCpuImage(const __tgt_device_image* image, uint16_t machine) {
   auto elf = innerElf(imageBytes(image));
   if (!elf) return elf.takeStatus();
-  return service::checkElf(elf->data(), elf->size());
+  return service::checkElf(elf->data(), elf->size(), machine);
 }
+
+Status checkX86Image(const __tgt_device_image* image) { return checkCpuImage(image, abi::kElfMachineX86_64); }
 
 bool isX86Image(const __tgt_device_image* image) { return checkX86Image(image).isOk(); }
 
@@ -45,9 +47,11 @@ std::string describeImage(const __tgt_device_image* image) {
 Result<service::ImageRecord> recordFromImage(const __tgt_device_image* image) {
   auto elf = innerElf(imageBytes(image));
   if (!elf) return elf.takeStatus();
-  // x86_64 images are checked here; others (CUDA) by the serving rank's stock plugin.
-  if (service::elfMachine(elf->data(), elf->size()) != service::kElfMachineCuda)
-    if (Status st = service::checkElf(elf->data(), elf->size()); !st) return st;
+  // CPU images (x86_64, aarch64) are checked here; CUDA images by the serving rank's plugin.
+  uint16_t machine = service::elfMachine(elf->data(), elf->size());
+  if (machine != service::kElfMachineCuda)
+    if (Status st = service::checkElf(elf->data(), elf->size(), machine ? machine : abi::kElfMachineX86_64); !st)
+      return st;
   service::ImageRecord rec;
   rec.elf.assign(elf->begin(), elf->end());
   rec.id = service::imageHash(rec.elf.data(), rec.elf.size());

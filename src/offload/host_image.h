@@ -18,10 +18,12 @@ namespace ferry::offload {
 Result<std::span<const uint8_t>> innerElf(std::span<const uint8_t> bytes);
 
 // Whether the image is an x86_64 ELF that the stock host plugin on a serving rank can load;
-// checkX86Image says why not.
+// checkX86Image says why not. checkCpuImage is the same for another CPU's machine (an aarch64
+// daemon's).
 Status checkX86Image(const __tgt_device_image* image);
+Status checkCpuImage(const __tgt_device_image* image, uint16_t machine);
 bool isX86Image(const __tgt_device_image* image);
-// The image's ELF machine (62 x86_64, 190 CUDA), 0 when it is no ELF64 at all.
+// The image's ELF machine (62 x86_64, 183 aarch64, 190 CUDA), 0 when it is no ELF64 at all.
 uint16_t imageMachine(const __tgt_device_image* image);
 // "the program's device image (3 offload entries: __omp_offloading_..._main_l12, ...)".
 std::string describeImage(const __tgt_device_image* image);

@@ -126,7 +126,7 @@ FERRY_EXPORT int32_t __tgt_rtl_number_of_devices() { return Client::instance() ?
 FERRY_EXPORT int32_t __tgt_rtl_is_valid_binary(__tgt_device_image* image) {
   Client* c = Client::instance();
   if (!c) return isX86Image(image) ? 1 : 0;
-  return c->images().offer(image, c->hasGpus()) ? 1 : 0;
+  return c->images().offer(image, c->machines()) ? 1 : 0;
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_is_data_exchangable(int32_t src, int32_t dst) {

@@ -14,7 +14,7 @@ CpuDevice::CpuDevice(VendorPlugin* plugin, int pluginDeviceId, uint64_t memoryBy
       memory_(memoryBytes), threads_(threads) {}
 
 std::string CpuDevice::description() const {
-  return "x86_64 host plugin device " + std::to_string(backend_.id()) + ", " + std::to_string(threads_) + " thread(s)";
+  return machineName(nativeElfMachine()) + " host plugin device " + std::to_string(backend_.id()) + ", " + std::to_string(threads_) + " thread(s)";
 }
 
 // Kernels fork teams and threads with the libomp of this process, using the calling
@@ -37,7 +37,7 @@ Status CpuDevice::init(int64_t requiresFlags, int clientRank) {
 }
 
 Result<std::vector<uint64_t>> CpuDevice::loadImage(const ImageRecord& image, int /*globalDevice: hooks ask the thread*/) {
-  if (Status st = checkElf(image.elf.data(), image.elf.size()); !st) return st;
+  if (Status st = checkElf(image.elf.data(), image.elf.size(), nativeElfMachine()); !st) return st;
   return backend_.loadImage(image);
 }
 

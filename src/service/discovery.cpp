@@ -127,7 +127,7 @@ Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servi
   for (int i = 0; i < n; ++i) {
     if (config().flag(Knob::CpuStaging)) {
       devices.push_back(std::make_unique<PluginDevice>(
-          *plugin, i, DeviceKind::Cpu, memory, "x86_64 host plugin device " + std::to_string(i) + ", staged"));
+          *plugin, i, DeviceKind::Cpu, memory, machineName(nativeElfMachine()) + " host plugin device " + std::to_string(i) + ", staged"));
       continue;
     }
     auto dev = std::make_unique<CpuDevice>(*plugin, i, memory, threads);

@@ -44,15 +44,36 @@ Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len) {
   return img;
 }
 
-Status checkElf(const uint8_t* data, size_t len) {
+uint16_t nativeElfMachine() {
+#if defined(__x86_64__)
+  return abi::kElfMachineX86_64;
+#elif defined(__aarch64__)
+  return kElfMachineAarch64;
+#else
+#error "Ferry's device service runs on x86_64 and aarch64"
+#endif
+}
+
+std::string machineName(uint16_t machine) {
+  switch (machine) {
+    case abi::kElfMachineX86_64: return "x86_64";
+    case kElfMachineAarch64: return "aarch64";
+    case kElfMachineCuda: return "nvptx64";
+    default: return "ELF machine " + std::to_string(machine);
+  }
+}
+
+Status checkElf(const uint8_t* data, size_t len, uint16_t machine) {
   if (len < sizeof(Elf64_Ehdr)) return Status(Errc::LoadFailed, "image is " + std::to_string(len) + " bytes, too small for an ELF header");
   Elf64_Ehdr h;
   std::memcpy(&h, data, sizeof h);
   if (std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) return Status(Errc::LoadFailed, "image is not an ELF file");
   if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB)
     return Status(Errc::LoadFailed, "image is not a 64-bit little-endian ELF");
-  if (h.e_machine != abi::kElfMachineX86_64)
-    return Status(Errc::LoadFailed, "image is for ELF machine " + std::to_string(h.e_machine) + ", not x86_64 (62)");
+  if (h.e_machine != machine)
+    return Status(Errc::LoadFailed, "image is for " + machineName(h.e_machine) + " (ELF machine " +
+                                        std::to_string(h.e_machine) + "), not " + machineName(machine) + " (" +
+                                        std::to_string(machine) + ")");
   if (h.e_type != ET_DYN) return Status(Errc::LoadFailed, "image is not a shared object (ET_DYN)");
   if (h.e_shoff > len || h.e_phoff > len) return Status(Errc::LoadFailed, "image is truncated (headers point past its end)");
   return {};

@@ -31,13 +31,21 @@ struct ImageRecord {
 std::vector<uint8_t> packImage(const ImageRecord& image);
 Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len);
 
-// Checks that the bytes are a loadable x86_64 shared object (ELF64, little-endian, ET_DYN,
-// EM_X86_64) and says what is wrong when they are not.
-Status checkElf(const uint8_t* data, size_t len);
-
-// The ELF machine of an image (62 x86_64, 190 CUDA), or 0 when it is not a 64-bit ELF.
-uint16_t elfMachine(const uint8_t* data, size_t len);
+inline constexpr uint16_t kElfMachineAarch64 = 183;
 inline constexpr uint16_t kElfMachineCuda = 190;
+// The ELF machine this process's CPU devices run: the one it was built for (62 on x86_64,
+// 183 on an aarch64 co-processor).
+uint16_t nativeElfMachine();
+// "x86_64", "aarch64", "nvptx64" or "ELF machine N": for messages.
+std::string machineName(uint16_t machine);
+
+// Checks that the bytes are a loadable shared object for `machine` (ELF64, little-endian,
+// ET_DYN, that e_machine) and says what is wrong when they are not.
+Status checkElf(const uint8_t* data, size_t len, uint16_t machine = 62);
+
+// The ELF machine of an image (62 x86_64, 183 aarch64, 190 CUDA), or 0 when it is not a
+// 64-bit ELF.
+uint16_t elfMachine(const uint8_t* data, size_t len);
 
 // Calls fn(name, size, defined) for each symbol of the ELF64's sections of `sectionType`
 // (SHT_SYMTAB or SHT_DYNSYM) until fn returns true; false when the bytes are not a

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "platform/log.h"
+#include "service/image.h"
 
 #ifndef FERRY_LLVM_LIBDIR
 #define FERRY_LLVM_LIBDIR "/usr/lib/llvm-16/lib"
@@ -35,7 +36,11 @@ void keepForTheProcess(std::unique_ptr<VendorPlugin> p) {
 }  // namespace
 
 std::string llvmLibDir() { return FERRY_LLVM_LIBDIR; }
-std::string stockHostPluginPath() { return FERRY_LLVM_LIBDIR "/libomptarget.rtl.x86_64.nextgen.so.16"; }
+// The stock plugin for this machine's own cores: a daemon built for an aarch64 co-processor
+// drives its cores through Debian's aarch64 host plugin.
+std::string stockHostPluginPath() {
+  return std::string(FERRY_LLVM_LIBDIR "/libomptarget.rtl.") + machineName(nativeElfMachine()) + ".nextgen.so.16";
+}
 std::string stockCudaPluginPath() { return FERRY_LLVM_LIBDIR "/libomptarget.rtl.cuda.nextgen.so.16"; }
 
 Result<VendorPlugin*> VendorPlugin::open(const std::string& path) {

@@ -14,8 +14,10 @@ TEST(DeviceTable, LocalAnnouncementRoundTrips) {
   local[0].heapBase = 0x7f0000000000;
   local[0].clientHeap = true;
   local[0].description = "x86_64 host plugin device 0, 2 thread(s)";
+  local[0].machine = 183;  // an aarch64 daemon's cores
   local[1].localIndex = 1;
   local[1].kind = service::DeviceKind::Gpu;
+  local[1].machine = 190;
   auto bytes = DeviceTable::encodeLocal(local);
   auto back = DeviceTable::decodeLocal(bytes.data(), bytes.size());
   ASSERT_TRUE(back.isOk()) << back.status().message();
@@ -26,6 +28,8 @@ TEST(DeviceTable, LocalAnnouncementRoundTrips) {
   EXPECT_EQ((*back)[0].description, local[0].description);
   EXPECT_EQ((*back)[1].kind, service::DeviceKind::Gpu);
   EXPECT_FALSE((*back)[1].clientHeap);
+  EXPECT_EQ((*back)[0].machine, 183) << "the machine picks the image a daemon's device runs";
+  EXPECT_EQ(machineOf((*back)[1]), 190);
 }
 
 TEST(DeviceTable, MalformedAnnouncementsAreRejected) {
