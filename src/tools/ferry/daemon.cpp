@@ -16,9 +16,9 @@
 #include "comm/channel_auth.h"
 #include "comm/channel_socket.h"
 #include "comm/channel_transport.h"
-#include "offload/device_table.h"
 #include "platform/config.h"
 #include "platform/log.h"
+#include "service/announcement.h"
 #include "service/discovery.h"
 #include "service/serving.h"
 
@@ -45,7 +45,7 @@ void onStopSignal(int) { gStop.store(true); }
     log::error(log::Service, "client %s: no devices to serve: %s", client.c_str(), devices.status().message().c_str());
     _exit(1);
   }
-  auto announcement = offload::DeviceTable::encodeLocal(offload::DeviceTable::describeLocal(*devices));
+  auto announcement = service::encodeAnnouncement(service::describeDevices(*devices));
   if (Status st = comm::authenticateClient(*transport, token, announcement, timeout); !st) {
     log::warn(log::Service, "refused client %s: %s", client.c_str(), st.message().c_str());
     _exit(1);

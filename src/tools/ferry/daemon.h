@@ -6,7 +6,10 @@
 // MPI ranks run.
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "platform/net_address.h"
 
@@ -24,5 +27,14 @@ struct DaemonOptions {
 // Serves until SIGTERM or SIGINT; returns the exit status (0 after a signal, 1 when it could
 // not start).
 int runDaemon(const DaemonOptions& opt);
+
+// The options of `ferry serve` and of the stand-alone ferry-serve (serve_options.cpp), and
+// what runs once they are parsed: checks the address, then runDaemon().
+struct ServeCommandLine {
+  DaemonOptions options;
+  std::string listen = "127.0.0.1:7010";
+};
+void addServeOptions(CLI::App& app, ServeCommandLine& line);
+int startDaemon(ServeCommandLine& line);
 
 }  // namespace ferry::tools
