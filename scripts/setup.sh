@@ -36,6 +36,49 @@ ferry_install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# The emulated aarch64 co-processor (docs/daemon.md, "An aarch64 DPU"): Debian's cross
+# compiler, qemu-user and the arm64 runtime from Debian's multiarch, and arm64 libomp unpacked
+# into a private sysroot, since dpkg refuses it beside the amd64 one (both ship
+# /usr/lib/llvm-16/lib/libomp-16.so.5; ../shared/notes/aarch64-offload.md).
+FERRY_AARCH64_PACKAGES=(
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  libc6:arm64 libstdc++6:arm64 libffi8:arm64 libssl3:arm64 libllvm16:arm64
+  libffi-dev:arm64 libssl-dev:arm64 libhwloc-dev:arm64
+)
+
+ferry_install_aarch64() {
+  local sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  local missing=()
+  for p in "${FERRY_AARCH64_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "ferry: installing ${missing[*]}"
+    dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+# ferry_build_aarch64 <dir>: <dir>/sysroot (arm64 libomp, libomptarget and its aarch64 host
+# plugin) and <dir>/bin/ferry-serve, cross-built without MPI.
+ferry_build_aarch64() {
+  local dir="$1" sysroot="$1/sysroot"
+  if [[ ! -e "$sysroot/usr/lib/llvm-16/lib/libomptarget.devicertl.a" ]]; then
+    local debs
+    debs=$(mktemp -d)
+    (cd "$debs" && apt-get download -qq libomp5-16:arm64 libomp-16-dev:arm64 2>&1 | grep -v "unsandboxed" || true)
+    mkdir -p "$sysroot"
+    for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    rm -rf "$debs"
+  fi
+  cmake -S "$FERRY_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_TOOLCHAIN_FILE="$FERRY_ROOT/cmake/aarch64-linux-gnu.cmake" -DFERRY_SERVE_ONLY=ON \
+    -DFERRY_LLVM_LIBDIR="$sysroot/usr/lib/llvm-16/lib"
+  cmake --build "$dir"
+}
+
 ferry_build() {
   local dir="$1"
   shift

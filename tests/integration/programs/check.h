@@ -44,6 +44,16 @@ static int current_rank(void) {
   if (!v) v = getenv("PMIX_RANK");
   return v ? atoi(v) : 0;
 }
+/* The machine the code runs on: 64 for aarch64 (an emulated DPU's daemon), 86 for x86_64. */
+static int current_machine(void) {
+#if defined(__aarch64__)
+  return 64;
+#elif defined(__x86_64__)
+  return 86;
+#else
+  return 0;
+#endif
+}
 #pragma omp end declare target
 
 /* Checks, inside a region, that device `d` runs on its documented rank. */
@@ -80,6 +90,22 @@ static inline int expected_devices(void) {
   return rank_devices() + env_int("OFFLOAD_TEST_DAEMONS", 0) * devices_per_rank();
 }
 
+/* Checks that the daemons' devices (after the ranks') run the machine OFFLOAD_TEST_DAEMON_ARCH
+ * names (aarch64 or x86_64, the default), and the ranks' x86_64: each device got the image
+ * built for its machine from the program's fat binary. */
+static inline void check_device_machines(int n) {
+  const char* arch = getenv("OFFLOAD_TEST_DAEMON_ARCH");
+  int daemon_machine = arch && strcmp(arch, "aarch64") == 0 ? 64 : 86;
+  for (int d = 0; d < n; ++d) {
+    int m = -1;
+#pragma omp target device(d) map(from : m)
+    m = current_machine();
+    int want = d < rank_devices() ? 86 : daemon_machine;
+    CHECK(m == want, "device %d ran %s code, expected %s", d, m == 64 ? "aarch64" : m == 86 ? "x86_64" : "other",
+          want == 64 ? "aarch64" : "x86_64");
+  }
+}
+
 /* A program whose regions ran on the host (no Ferry, offloading disabled, a stock plugin)
  * would pass its own checks, so this checks the device table: as many devices as the job's
  * layout gives, each running on its documented rank. */
@@ -91,6 +117,7 @@ static inline void check_device_table(void) {
   CHECK(n == want && n > 0, "%d device(s), expected %d from the MPI launcher's job size, FERRY_RANK0_DEVICES and "
         "FERRY_DEVICES_PER_RANK (is Ferry's plugin loaded, and was the program started by mpiexec?)", n, want);
   for (int d = 0; d < rank_devices() && n == want; ++d) check_region_rank(d);  /* a daemon's have no rank */
+  if (n == want && env_int("OFFLOAD_TEST_DAEMONS", 0)) check_device_machines(n);
 #endif
 }
 

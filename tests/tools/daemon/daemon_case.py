@@ -6,12 +6,20 @@ command after `--` with FERRY_REMOTE pointing at it, checks what the case expect
 program's exit, its output and the daemon's log, then stops the daemon with SIGTERM and
 checks that it ends, removes its socket and leaves no worker behind.
 
-  daemon_case.py --ferry BIN --case runs|wrong_token|open_token|no_daemon|killed|too_big|background -- CMD...
+  daemon_case.py --ferry BIN --case CASE [--serve 'CMD...' --serve-env K=V ...] -- CMD...
+
+CASE: runs, wrong_token, open_token, no_daemon, killed, too_big, background; concurrent (two
+programs at once, each in a worker of its own); restart (the daemon is killed with SIGKILL
+after a first run and started again on the same socket; a second run works); no_image (a
+program without an image for the daemon's machine is refused, saying how to build one).
+--serve replaces `BIN serve` (the emulated aarch64 daemon: 'qemu-aarch64 .../ferry-serve'),
+--serve-env adds to its environment (LD_LIBRARY_PATH of its arm64 libomp).
 """
 import argparse
 import os
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
@@ -46,11 +54,11 @@ class Detached:
         os.kill(self.pid, signal.SIGKILL)
 
 
-def start_daemon(ferry, tmp, token, extra_env, background):
+def start_daemon(serve, tmp, token, extra_env, background):
     sock = os.path.join(tmp, "sock")
     logname = os.path.join(tmp, "daemon.log")
     log = open(logname, "a+")
-    cmd = [ferry, "serve", "--listen", "unix:" + sock, "--token-file", token]
+    cmd = serve + ["--listen", "unix:" + sock, "--token-file", token]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     if background:
@@ -98,9 +106,12 @@ def run_program(cmd, env, timeout):
 
 def expect(case, code, out, seconds, daemon_log):
     logs = (("program output", out), ("daemon log", daemon_log))
-    if case in ("runs", "background"):
-        if code != 0 or "all checks passed" not in out:
-            fail(f"exit {code}, expected 0 and 'all checks passed'", *logs)
+    if case in ("runs", "background", "concurrent", "restart"):
+        if code != 0 or out.count("all checks passed") != (2 if case in ("concurrent", "restart") else 1):
+            fail(f"exit {code}, expected 0 and 'all checks passed' from each run", *logs)
+        workers = set(re.findall(r"connected \(worker (\d+)\)", daemon_log))
+        if case == "concurrent" and len(workers) != 2:
+            fail(f"{len(workers)} worker(s) served the two clients, expected one each", *logs)
         for want in ("client unix socket authenticated", "client unix socket is done"):
             if want not in daemon_log:
                 fail(f"the daemon's log lacks '{want}'", *logs)
@@ -110,6 +121,9 @@ def expect(case, code, out, seconds, daemon_log):
         "open_token": [r"FERRY_REMOTE_TOKEN_FILE: token file \S+ may be read by others \(mode 644\)", r"chmod 600"],
         "no_daemon": [r"cannot connect to the daemon at unix:\S+nobody"],
         "too_big": [r"is more than this server takes at once \(FERRY_SERVE_MAX_IMAGE=64 KiB\)", r"daemon unix:"],
+        "no_image": [r"device 0 \(daemon unix:\S+\) failed: this device runs aarch64 code but the program has no "
+                     r"aarch64 image; build with -fopenmp-targets=x86_64-pc-linux-gnu,aarch64-unknown-linux-gnu",
+                     r"served by 1 daemon\(s\)"],
         "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection while rank 0 on host \S+ waited for"],
     }[case]
     if code == 0:
@@ -127,7 +141,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ferry", required=True)
     ap.add_argument("--case", required=True,
-                    choices=["runs", "wrong_token", "open_token", "no_daemon", "killed", "too_big", "background"])
+                    choices=["runs", "wrong_token", "open_token", "no_daemon", "killed", "too_big", "background",
+                             "concurrent", "restart", "no_image"])
+    ap.add_argument("--serve", help="the daemon's command instead of `FERRY serve`")
+    ap.add_argument("--serve-env", action="append", default=[], help="KEY=VALUE for the daemon's environment")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -135,7 +152,9 @@ def main():
         token = os.path.join(tmp, "token")
         write_token(token)
         daemon_env = {"FERRY_SERVE_MAX_IMAGE": "64K"} if a.case == "too_big" else {}
-        daemon, sock, log = start_daemon(a.ferry, tmp, token, daemon_env, a.case == "background")
+        daemon_env.update(kv.split("=", 1) for kv in a.serve_env)
+        serve = shlex.split(a.serve) if a.serve else [a.ferry, "serve"]
+        daemon, sock, log = start_daemon(serve, tmp, token, daemon_env, a.case == "background")
         env = dict(os.environ, FERRY_REMOTE="unix:" + sock, FERRY_REMOTE_TOKEN_FILE=token, OFFLOAD_TEST_DAEMONS="1")
         if a.case == "wrong_token":
             env["FERRY_REMOTE_TOKEN_FILE"] = os.path.join(tmp, "other")
@@ -161,8 +180,36 @@ def main():
                 prog.kill()
                 fail("the program hung after its daemon's worker died")
             code, seconds = prog.returncode, time.time() - start
+        elif a.case == "concurrent":
+            progs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                     for _ in range(2)]
+            outs, code, start = [], 0, time.time()
+            for p in progs:
+                try:
+                    outs.append(p.communicate(timeout=180)[0])
+                except subprocess.TimeoutExpired:
+                    for q in progs:
+                        q.kill()
+                    fail("two programs at once on one daemon did not end within 180 s (a hang)")
+                code = code or p.returncode
+            out, seconds = "\n".join(outs), time.time() - start
+        elif a.case == "restart":
+            code, out, seconds = run_program(cmd, env, 120)
+            for w in workers_of(daemon.pid):
+                os.kill(w, signal.SIGKILL)
+            daemon.kill()
+            daemon.wait(timeout=15)
+            daemon, sock, log = start_daemon(serve, tmp, token, daemon_env, False)  # the stale socket is replaced
+            code2, out2, seconds = run_program(cmd, env, 120)
+            code, out = code or code2, out + "\n" + out2
         else:
             code, out, seconds = run_program(cmd, env, 120)
+        if code == 0:  # the client does not wait for its worker's end: give the worker time to log it
+            for _ in range(200):
+                log.seek(0)
+                if "is done" in log.read():
+                    break
+                time.sleep(0.05)
         daemon.send_signal(signal.SIGTERM)
         try:
             rc = daemon.wait(timeout=15)
