@@ -14,7 +14,7 @@ set(FERRY_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/${FERRY_PLUGIN_SUBDIR})
 # These link only Ferry's static libraries and system ones; MPI's wrapper flags already
 # carry the RUNPATH they need, which CMake's install-time RPATH rewrite would trip over.
 set_target_properties(ferry ferry_omptarget_plugin PROPERTIES SKIP_BUILD_RPATH ON)
-install(TARGETS ferry RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS ferry ferry-serve RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ferry_omptarget_plugin ferry_cuda_slot_stub LIBRARY DESTINATION ${FERRY_INSTALL_PLUGINDIR})
 foreach(slot x86_64 cuda)
   install(CODE "execute_process(COMMAND ${CMAKE_COMMAND} -E create_symlink libomptarget.rtl.${slot}.nextgen.so

@@ -11,7 +11,8 @@ checks that it ends, removes its socket and leaves no worker behind.
 CASE: runs, wrong_token, open_token, no_daemon, killed, too_big, background; concurrent (two
 programs at once, each in a worker of its own); restart (the daemon is killed with SIGKILL
 after a first run and started again on the same socket; a second run works); no_image (a
-program without an image for the daemon's machine is refused, saying how to build one).
+program without an image for the daemon's machine is refused, saying how to build one); usm (a
+program that requires unified shared memory is refused a daemon's device, saying why).
 --serve replaces `BIN serve` (the emulated aarch64 daemon: 'qemu-aarch64 .../ferry-serve'),
 --serve-env adds to its environment (LD_LIBRARY_PATH of its arm64 libomp).
 """
@@ -124,6 +125,8 @@ def expect(case, code, out, seconds, daemon_log):
         "no_image": [r"device 0 \(daemon unix:\S+\) failed: this device runs aarch64 code but the program has no "
                      r"aarch64 image; build with -fopenmp-targets=x86_64-pc-linux-gnu,aarch64-unknown-linux-gnu",
                      r"served by 1 daemon\(s\)"],
+        "usm": [r"device 0 \(daemon unix:\S+\) failed: .*'#pragma omp requires unified_shared_memory': .*cannot "
+                r"reach its client's memory \(a daemon's clients are on another machine\); map the data"],
         "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection while rank 0 on host \S+ waited for"],
     }[case]
     if code == 0:
@@ -142,7 +145,7 @@ def main():
     ap.add_argument("--ferry", required=True)
     ap.add_argument("--case", required=True,
                     choices=["runs", "wrong_token", "open_token", "no_daemon", "killed", "too_big", "background",
-                             "concurrent", "restart", "no_image"])
+                             "concurrent", "restart", "no_image", "usm"])
     ap.add_argument("--serve", help="the daemon's command instead of `FERRY serve`")
     ap.add_argument("--serve-env", action="append", default=[], help="KEY=VALUE for the daemon's environment")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)

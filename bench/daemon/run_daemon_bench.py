@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""The device daemon's figures (docs/daemon.md, "Figures"): starts a native `ferry serve` on a
+Unix socket and on TCP loopback, runs daemon_bench on two ranks with FERRY_REMOTE naming it (a
+rank's device, then the daemon's), and writes DIR/daemon-<channel>.csv, DIR/daemon.png and a
+Markdown table of the ratios to the raw transport of the same run.
+
+  run_daemon_bench.py --build BUILD_DIR [--out-dir DIR] [--quick] [--channels unix,tcp]
+
+Run it where the suite is not running: the figures are timings of a 2-core machine."""
+import argparse
+import csv
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_daemon(ferry, address, token, log):
+    cmd = [ferry, "serve", "--listen", address, "--token-file", token]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    daemon = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    time.sleep(1.0)
+    if daemon.poll() is not None:
+        sys.exit(f"run_daemon_bench: the daemon did not start on {address} (log: {log.name})")
+    return daemon
+
+
+def ferry_env(ferry):
+    out = subprocess.run([ferry, "env"], capture_output=True, text=True, check=True).stdout
+    env = dict(os.environ)
+    for line in out.splitlines():
+        if line.startswith("export ") and "=" in line:
+            k, v = line[len("export "):].split("=", 1)
+            env[k] = v.rstrip(";").strip("'\"")
+    return env
+
+
+def run_channel(a, channel, tmp, token):
+    address = "unix:" + os.path.join(tmp, "sock") if channel == "unix" else f"127.0.0.1:{free_port()}"
+    with open(os.path.join(a.out_dir, f"daemon-{channel}.log"), "w") as log:
+        daemon = start_daemon(os.path.join(a.build, "bin", "ferry"), address, token, log)
+        try:
+            env = ferry_env(os.path.join(a.build, "bin", "ferry"))
+            env.update(FERRY_REMOTE=address, FERRY_REMOTE_TOKEN_FILE=token, FERRY_GPUS_PER_RANK="0",
+                       OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+            csv_path = os.path.join(a.out_dir, f"daemon-{channel}.csv")
+            cmd = [a.mpiexec, "-n", "2"] + (["--oversubscribe", "--bind-to", "none"] if "openmpi" in a.mpiexec or
+                                             a.mpiexec.endswith("mpiexec") else [])
+            cmd += [os.path.join(a.build, "bin", "daemon_bench"), "--out", csv_path] + (["--quick"] if a.quick else [])
+            print(f"== {channel}: {' '.join(cmd)}", flush=True)
+            subprocess.run(cmd, env=env, check=True, timeout=1800)
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait(timeout=30)
+    with open(csv_path, newline="") as f:
+        return [dict(r, channel=channel) for r in csv.DictReader(f)]
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (lat, bw) = plt.subplots(1, 2, figsize=(12, 4.5))
+    labels, ferry, raw = [], [], []
+    for r in rows:
+        if r["metric"] == "latency_us":
+            labels.append(f"{r['kind']}\n({r['channel'] if r['kind'] == 'daemon' else 'MPI'})")
+            ferry.append(float(r["ferry"]))
+            raw.append(float(r["baseline"]))
+    x = range(len(labels))
+    lat.bar([i - 0.2 for i in x], ferry, 0.4, label="empty target region")
+    lat.bar([i + 0.2 for i in x], raw, 0.4, label="raw 1 B round trip, same transport")
+    lat.set_xticks(list(x), labels)
+    lat.set_ylabel("µs")
+    lat.set_title("region latency")
+    lat.legend()
+    for channel in sorted({r["channel"] for r in rows}):
+        for kind, style in (("daemon", "-"), ("rank", ":")):
+            if kind == "rank" and channel != sorted({r["channel"] for r in rows})[0]:
+                continue  # the rank's device does not depend on the daemon's channel
+            sel = [r for r in rows if r["channel"] == channel and r["kind"] == kind and r["metric"] == "to_GBps"]
+            if not sel:
+                continue
+            name = f"daemon ({channel})" if kind == "daemon" else "rank (MPI)"
+            sizes = [int(r["size"]) for r in sel]
+            bw.plot(sizes, [float(r["ferry"]) for r in sel], style, marker="o", label=f"{name}: update to")
+            bw.plot(sizes, [float(r["baseline"]) for r in sel], style, marker="x", label=f"{name}: raw transport")
+    bw.set_xscale("log", base=2)
+    bw.set_xlabel("bytes")
+    bw.set_ylabel("GB/s")
+    bw.set_title("map bandwidth")
+    bw.grid(True, alpha=0.3)
+    bw.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def table(rows):
+    lines = ["| channel | device | metric | bytes | Ferry | raw transport | ratio |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["kind"] == "rank" and r["channel"] != rows[0]["channel"]:
+            continue
+        unit = "µs" if r["metric"] == "latency_us" else "GB/s"
+        channel = r["channel"] if r["kind"] == "daemon" else "MPI"
+        metric = r["metric"].replace("_us", "").replace("_GBps", "")
+        lines.append(f"| {channel} | {r['kind']} | {metric} | {r['size'] if r['size'] != '0' else '-'} | "
+                     f"{float(r['ferry']):.2f} {unit} | {float(r['baseline']):.2f} {unit} | {float(r['ratio']):.2f} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out-dir", default="ferry-bench-daemon")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--channels", default="unix,tcp")
+    ap.add_argument("--mpiexec", default="mpiexec")
+    a = ap.parse_args()
+    a.build = os.path.abspath(a.build)
+    os.makedirs(a.out_dir, exist_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ferry-daemon-bench-") as tmp:
+        token = os.path.join(tmp, "token")
+        with open(token, "w") as f:
+            f.write(secrets.token_hex(32) + "\n")
+        os.chmod(token, 0o600)
+        for channel in a.channels.split(","):
+            rows += run_channel(a, channel, tmp, token)
+    plot(rows, os.path.join(a.out_dir, "daemon.png"))
+    md = table(rows)
+    with open(os.path.join(a.out_dir, "daemon.md"), "w") as f:
+        f.write(md + "\n")
+    print(md)
+    print(f"run_daemon_bench: CSV, daemon.png and daemon.md in {a.out_dir}")
+
+
+if __name__ == "__main__":
+    main()
