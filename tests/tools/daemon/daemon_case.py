@@ -12,7 +12,9 @@ CASE: runs, wrong_token, open_token, no_daemon, killed, too_big, background; con
 programs at once, each in a worker of its own); restart (the daemon is killed with SIGKILL
 after a first run and started again on the same socket; a second run works); no_image (a
 program without an image for the daemon's machine is refused, saying how to build one); usm (a
-program that requires unified shared memory is refused a daemon's device, saying why).
+program that requires unified shared memory is refused a daemon's device, saying why); hostile
+(garbage, a huge frame and a replayed handshake opening on three connections are refused and
+logged, and a program is then served).
 --serve replaces `BIN serve` (the emulated aarch64 daemon: 'qemu-aarch64 .../ferry-serve'),
 --serve-env adds to its environment (LD_LIBRARY_PATH of its arm64 libomp).
 """
@@ -96,6 +98,27 @@ def workers_of(pid):
     return [int(p) for p in out.split()]
 
 
+def hostile_connections(sock):
+    """Garbage, a frame header announcing 2^40 bytes, and a replayed handshake opening, each on
+    a connection of its own; the daemon must refuse each and go on serving."""
+    import socket as so
+    import struct
+    frames = [secrets.token_bytes(4096),
+              b"FRCH" + struct.pack("<IQ", 8, 1 << 40),
+              b"FRCH" + struct.pack("<IQ", 8, 16) + secrets.token_bytes(16)]
+    for data in frames:
+        c = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+        c.connect(sock)
+        try:
+            c.sendall(data)
+            c.settimeout(20)
+            while c.recv(4096):  # the daemon's challenge, then its close
+                pass
+        except OSError:
+            pass
+        c.close()
+
+
 def run_program(cmd, env, timeout):
     start = time.time()
     try:
@@ -107,6 +130,12 @@ def run_program(cmd, env, timeout):
 
 def expect(case, code, out, seconds, daemon_log):
     logs = (("program output", out), ("daemon log", daemon_log))
+    if case == "hostile":
+        refused = re.findall(r"refused client unix socket: (.*)", daemon_log)
+        if len(refused) < 3:
+            fail(f"the daemon logged {len(refused)} refusal(s) for 3 hostile connections", *logs)
+        print("daemon_case hostile: the daemon's reasons:\n  " + "\n  ".join(refused))
+        case = "runs"
     if case in ("runs", "background", "concurrent", "restart"):
         if code != 0 or out.count("all checks passed") != (2 if case in ("concurrent", "restart") else 1):
             fail(f"exit {code}, expected 0 and 'all checks passed' from each run", *logs)
@@ -145,7 +174,7 @@ def main():
     ap.add_argument("--ferry", required=True)
     ap.add_argument("--case", required=True,
                     choices=["runs", "wrong_token", "open_token", "no_daemon", "killed", "too_big", "background",
-                             "concurrent", "restart", "no_image", "usm"])
+                             "concurrent", "restart", "no_image", "usm", "hostile"])
     ap.add_argument("--serve", help="the daemon's command instead of `FERRY serve`")
     ap.add_argument("--serve-env", action="append", default=[], help="KEY=VALUE for the daemon's environment")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -206,6 +235,8 @@ def main():
             code2, out2, seconds = run_program(cmd, env, 120)
             code, out = code or code2, out + "\n" + out2
         else:
+            if a.case == "hostile":
+                hostile_connections(sock)
             code, out, seconds = run_program(cmd, env, 120)
         if code == 0:  # the client does not wait for its worker's end: give the worker time to log it
             for _ in range(200):
