@@ -14,7 +14,7 @@ FERRY_PACKAGES=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # both MPI libraries Ferry supports
   libffi-dev libhwloc-dev hwloc libgtest-dev        # libraries Ferry uses, and tests
   nlohmann-json3-dev libcli11-dev                   # JSON and command-line parsing
-  libssl-dev                                        # HMAC for the device daemon's channel (OpenSSL)
+  libssl-dev openssl                                # HMAC and TLS for the device daemon's channel (OpenSSL; its CLI makes the TLS tests' certificates)
   gfortran                                          # Fortran test programs (tests/coll)
   slurm-wlm munge                                   # the Slurm tests' private cluster (scripts/slurm-cluster.sh)
   cmake ninja-build pkg-config python3 python3-matplotlib

@@ -60,7 +60,10 @@ Result<Message> awaitStep(ChannelTransport& t, MsgType want, uint64_t deadlineNs
       return msg;
     }
     if (nowNs() > deadlineNs)
-      return Status(Errc::Timeout, std::string("no ") + msgTypeName(want) + " within the handshake's time");
+      return Status(Errc::Timeout, std::string("no ") + msgTypeName(want) + " within the handshake's time (FERRY_TIMEOUT)" +
+                                       (want == MsgType::Challenge ? ": is the daemon started with --tls-cert? Then "
+                                                                     "set FERRY_REMOTE_TLS=1"
+                                                                   : ""));
     backoff.idle();
   }
 }

@@ -133,11 +133,13 @@ void putFrameHeader(uint8_t* out, int tag, uint64_t len) {
 }  // namespace
 
 ChannelTransport::ChannelTransport(int fd, int self, std::string selfName, std::string peerName)
-    : fd_(fd), self_(self), selfName_(std::move(selfName)), peerName_(std::move(peerName)) {}
+    // peerName is copied twice, not moved: the order in which arguments are made is unspecified.
+    : ChannelTransport(plainChannelIo(fd, peerName), self, std::move(selfName), peerName) {}
 
-ChannelTransport::~ChannelTransport() {
-  if (fd_ >= 0) ::close(fd_);
-}
+ChannelTransport::ChannelTransport(std::unique_ptr<ChannelIo> io, int self, std::string selfName, std::string peerName)
+    : io_(std::move(io)), self_(self), selfName_(std::move(selfName)), peerName_(std::move(peerName)) {}
+
+ChannelTransport::~ChannelTransport() = default;
 
 Status ChannelTransport::fail(Status st) {
   if (broken_.isOk()) broken_ = std::move(st);
@@ -204,16 +206,10 @@ Status ChannelTransport::writeLocked() {
     if (f.written < kChannelFrameHeader) iov[n++] = {f.header + f.written, kChannelFrameHeader - f.written};
     size_t dataDone = f.written > kChannelFrameHeader ? f.written - kChannelFrameHeader : 0;
     if (f.len > dataDone) iov[n++] = {const_cast<uint8_t*>(f.data) + dataDone, f.len - dataDone};
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = static_cast<size_t>(n);
-    ssize_t w = n ? ::sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) : 0;
-    if (w < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return {};
-      if (errno == EINTR) continue;
-      return Status(Errc::Unavailable, "the connection to " + peerName_ + " failed (" + std::strerror(errno) + ")");
-    }
-    f.written += static_cast<size_t>(w);
+    auto w = n ? io_->write(iov, n) : Result<size_t>(size_t{0});
+    if (!w) return w.takeStatus();
+    if (*w == 0 && n) return {};  // the socket is full
+    f.written += *w;
     if (f.written < kChannelFrameHeader + f.len) return {};  // the socket is full
     if (f.stream) f.stream->done_ += f.len;
     out_.pop_front();
@@ -232,19 +228,16 @@ Status ChannelTransport::readLocked() {
       at = (in_.dst ? in_.dst : in_.owned.data()) + in_.got;
       want = in_.len - in_.got;
     }
-    ssize_t r = want ? ::recv(fd_, at, want, MSG_DONTWAIT) : 0;
-    if (r < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return {};
-      if (errno == EINTR) continue;
-      return Status(Errc::Unavailable, "the connection to " + peerName_ + " failed (" + std::strerror(errno) + ")");
-    }
-    if (r == 0 && want) return Status(Errc::Unavailable, peerName_ + " closed the connection");
+    auto got = want ? io_->read(at, want) : Result<size_t>(size_t{0});
+    if (!got) return got.takeStatus();
+    if (*got == 0 && want) return {};  // nothing more has arrived
+    size_t r = *got;
     if (in_.headerGot < kChannelFrameHeader) {
-      in_.headerGot += static_cast<size_t>(r);
+      in_.headerGot += r;
       if (in_.headerGot == kChannelFrameHeader)
         if (Status st = startFrameLocked(); !st) return st;
     } else {
-      in_.got += static_cast<size_t>(r);
+      in_.got += r;
     }
     if (in_.headerGot == kChannelFrameHeader && in_.got == in_.len && !finishFrameLocked()) return {};
   }
@@ -434,27 +427,50 @@ Status ChannelTransport::blockUntil(const char* what, const std::function<bool()
   }
 }
 
-// The channel's own figures: OSU-style ping-pong, or `window` messages and an acknowledgement
-// per iteration, on kBaselineTag.
+// A bandwidth window moves as streams, as a transfer's chunks do: framed, written from the
+// sender's buffer and read into the receiver's without a copy. (Messages are copied into
+// vectors at both ends, which is not the channel's limit.)
+Status ChannelTransport::baselineWindow(bool send, std::vector<uint8_t>& buf, uint32_t count) {
+  const size_t chunk = std::min<size_t>(std::max<size_t>(buf.size(), 1), config().size(Knob::ChunkSize));
+  std::vector<std::unique_ptr<Stream>> window;
+  for (uint32_t k = 0; k < count; ++k)
+    window.push_back(openStream(send ? Stream::Dir::Send : Stream::Dir::Recv, 1 - self_, kBaselineTag, buf.data(),
+                                buf.size(), chunk, 0));
+  const uint64_t deadline = nowNs() + static_cast<uint64_t>(config().seconds(Knob::Timeout) * 1e9);
+  Backoff backoff;
+  while (true) {
+    size_t done = 0;
+    for (auto& s : window) {
+      auto r = s->progress();
+      if (!r) return r.takeStatus();
+      done += *r ? 1 : 0;
+    }
+    if (done == window.size()) return {};
+    if (nowNs() > deadline)
+      return Status(Errc::Timeout, peerName_ + " did not answer within FERRY_TIMEOUT while " + selfName_ +
+                                       " waited for a baseline window");
+    backoff.idle();
+  }
+}
+
+// The channel's own figures: OSU-style ping-pong of messages, or a window of `window`
+// streamed messages and an acknowledgement per iteration, on kBaselineTag.
 Result<double> ChannelTransport::baseline(int, bool initiator, const BaselineSpec& spec) {
-  const std::vector<uint8_t> payload(spec.bytes, 0x5a), ack(4, 0);
+  std::vector<uint8_t> payload(spec.bytes, 0x5a);
+  const std::vector<uint8_t> ack(4, 0);
   auto receiveOne = [&]() -> Status {
     return blockUntil("a baseline message", [&] { return popLocked(kBaselineTag).has_value(); });
   };
   const bool pingPong = spec.kind == BaselineKind::PingPong;
-  const uint32_t perIteration = pingPong ? 1 : spec.window;
   uint64_t start = nowNs();
   for (uint32_t i = 0; i < spec.warmup + spec.iters; ++i) {
     if (i == spec.warmup) start = nowNs();
-    if (initiator) {
-      for (uint32_t k = 0; k < perIteration; ++k)
-        if (Status st = send(0, kBaselineTag, payload); !st) return st;
-      if (Status st = receiveOne(); !st) return st;
-    } else {
-      for (uint32_t k = 0; k < perIteration; ++k)
-        if (Status st = receiveOne(); !st) return st;
-      if (Status st = send(0, kBaselineTag, pingPong ? payload : ack); !st) return st;
-    }
+    // Ping-pong: the initiator sends and waits for the echo. Bandwidth: the initiator streams
+    // a window and waits for the acknowledgement.
+    Status st = pingPong ? (initiator ? send(0, kBaselineTag, payload) : receiveOne())
+                         : baselineWindow(initiator, payload, spec.window);
+    if (st) st = initiator ? receiveOne() : send(0, kBaselineTag, pingPong ? payload : ack);
+    if (!st) return st;
   }
   double seconds = static_cast<double>(nowNs() - start) * 1e-9;
   if (Status st = blockUntil("the baseline's last sends", [&] { return out_.empty(); }); !st) return st;

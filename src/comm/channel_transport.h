@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/channel_io.h"
 #include "comm/transport.h"
 
 namespace ferry::comm {
@@ -49,6 +50,8 @@ class ChannelTransport final : public Transport {
   // `fd`: a connected stream socket, owned from now on. `self`: 0 (issuer) or 1 (server).
   // `selfName` and `peerName` name the two ends in errors ("daemon 127.0.0.1:7010").
   ChannelTransport(int fd, int self, std::string selfName, std::string peerName);
+  // The same over another byte pipe (TLS: comm/channel_tls.h).
+  ChannelTransport(std::unique_ptr<ChannelIo> io, int self, std::string selfName, std::string peerName);
   ~ChannelTransport() override;
 
   int self() const override { return self_; }
@@ -117,9 +120,10 @@ class ChannelTransport final : public Transport {
   void unclaimLocked(int tag, const void* claimant);
   void detachLocked(ChannelStream* s);
   Status blockUntil(const char* what, const std::function<bool()>& done);
+  Status baselineWindow(bool send, std::vector<uint8_t>& buf, uint32_t count);
 
   std::mutex mutex_;
-  int fd_;
+  std::unique_ptr<ChannelIo> io_;
   int self_;
   std::string selfName_, peerName_;
   std::deque<OutFrame> out_;

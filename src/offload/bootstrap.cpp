@@ -19,6 +19,7 @@
 #include "comm/trace_merge.h"
 #include "comm/watchdog.h"
 #include "comm/channel_auth.h"
+#include "comm/channel_tls.h"
 #include "comm/channel_socket.h"
 #include "comm/channel_transport.h"
 #include "comm/mpi_transport.h"
@@ -246,6 +247,17 @@ void startLocalServer(Runtime& rt, std::vector<std::unique_ptr<service::LocalDev
       std::move(globalIds), [] { comm::World::abortJob(); });
 }
 
+// A daemon's socket, with TLS under it where FERRY_REMOTE_TLS says (comm/channel_tls.h).
+Result<std::unique_ptr<comm::ChannelIo>> connectChannel(const NetAddress& a, double timeout) {
+  auto fd = comm::connectTo(a, timeout);
+  if (!fd) return fd.takeStatus();
+  if (!config().flag(Knob::RemoteTls)) return comm::plainChannelIo(*fd, "daemon " + a.text);
+  comm::TlsClientOptions tls{config().text(Knob::RemoteTlsCa), config().flag(Knob::RemoteTlsVerify)};
+  auto io = comm::tlsConnect(*fd, a, tls, "daemon " + a.text, timeout);
+  if (!io) return io.takeStatus().withContext("FERRY_REMOTE_TLS");
+  return io;
+}
+
 // Rank 0, with FERRY_REMOTE: connects to each daemon, proves the token and learns its devices,
 // which join the table after the ranks' (peer numbers from the job's size on).
 Status connectDaemons(Runtime& rt, DeviceTable& table) {
@@ -261,9 +273,10 @@ Status connectDaemons(Runtime& rt, DeviceTable& table) {
   if (!token) return token.takeStatus().withContext("FERRY_REMOTE_TOKEN_FILE");
   const double timeout = config().seconds(Knob::Timeout);
   for (const NetAddress& a : *addrs) {
-    auto fd = comm::connectTo(a, timeout);
-    if (!fd) return fd.takeStatus();
-    auto t = std::make_unique<comm::ChannelTransport>(*fd, 0, "rank 0 on host " + rt.world->self().host, "daemon " + a.text);
+    auto io = connectChannel(a, timeout);
+    if (!io) return io.takeStatus();
+    auto t = std::make_unique<comm::ChannelTransport>(std::move(io.value()), 0, "rank 0 on host " + rt.world->self().host,
+                                                      "daemon " + a.text);
     auto announced = comm::authenticateServer(*t, *token, timeout);
     if (!announced) return announced.takeStatus().withContext("daemon " + a.text);
     auto devices = DeviceTable::decodeLocal(announced->data(), announced->size());

@@ -63,6 +63,9 @@ enum class Knob : uint16_t {
   ShmemContextWindows,
   Remote,
   RemoteTokenFile,
+  RemoteTls,
+  RemoteTlsCa,
+  RemoteTlsVerify,
   ServeMaxClients,
   ServeMaxImage,
   // Read by the scripts only (scripts/test.sh, fuzz.sh, sanitize.sh), listed so that a value

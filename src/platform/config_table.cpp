@@ -164,6 +164,15 @@ constexpr KnobSpec kKnobTable[] = {
     {Knob::RemoteTokenFile, "FERRY_REMOTE_TOKEN_FILE", KnobType::String, "", nullptr, 0, 0, "offload",
      "The token file shared with the daemons of FERRY_REMOTE (readable by its owner only; `openssl rand "
      "-hex 32 > FILE && chmod 600 FILE` makes one)"},
+    {Knob::RemoteTls, "FERRY_REMOTE_TLS", KnobType::Bool, "0", nullptr, 0, 0, "offload",
+     "Talk TLS to the daemons of FERRY_REMOTE (started with --tls-cert and --tls-key): for channels "
+     "beyond loopback. The daemon's certificate is checked (FERRY_REMOTE_TLS_CA)"},
+    {Knob::RemoteTlsCa, "FERRY_REMOTE_TLS_CA", KnobType::String, "", nullptr, 0, 0, "offload",
+     "With FERRY_REMOTE_TLS: the CA certificates (PEM file) a daemon's certificate must chain to, and "
+     "whose name or IP address must match FERRY_REMOTE's; empty: the system's trusted CAs"},
+    {Knob::RemoteTlsVerify, "FERRY_REMOTE_TLS_VERIFY", KnobType::Bool, "1", nullptr, 0, 0, "offload",
+     "With FERRY_REMOTE_TLS: check the daemon's certificate (0 encrypts without knowing who is at the "
+     "other end; the token's mutual challenge still authenticates the daemon)"},
     {Knob::ServeMaxClients, "FERRY_SERVE_MAX_CLIENTS", KnobType::Int, "8", nullptr, 1, 1024, "service",
      "`ferry serve`: host programs served at once (one worker process each); a connection beyond "
      "this is refused with a logged reason"},

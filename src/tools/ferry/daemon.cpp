@@ -15,6 +15,7 @@
 
 #include "comm/channel_auth.h"
 #include "comm/channel_socket.h"
+#include "comm/channel_tls.h"
 #include "comm/channel_transport.h"
 #include "platform/config.h"
 #include "platform/log.h"
@@ -31,7 +32,7 @@ void onStopSignal(int) { gStop.store(true); }
 
 // One connection, in a process of its own: authenticate, announce, serve, exit.
 [[noreturn]] void runWorker(int fd, const std::string& client, const comm::ChannelToken& token,
-                            const std::string& listenText) {
+                            const DaemonOptions& opt) {
   static std::string label;  // log lines keep pointing at it: it lives as long as the worker
   label = "serve " + client;
   log::setLabel(label.c_str());
@@ -39,7 +40,14 @@ void onStopSignal(int) { gStop.store(true); }
   std::signal(SIGINT, SIG_DFL);
   const double timeout = config().seconds(Knob::Timeout);
   comm::tuneChannelSocket(fd, timeout);
-  auto transport = std::make_unique<comm::ChannelTransport>(fd, 1, "daemon " + listenText, "client " + client);
+  auto io = opt.tlsCert.empty() ? Result<std::unique_ptr<comm::ChannelIo>>(comm::plainChannelIo(fd, "client " + client))
+                                : comm::tlsAccept(fd, {opt.tlsCert, opt.tlsKey}, "client " + client, timeout);
+  if (!io) {
+    log::warn(log::Service, "refused client %s: %s", client.c_str(), io.status().message().c_str());
+    _exit(1);
+  }
+  auto transport =
+      std::make_unique<comm::ChannelTransport>(std::move(io.value()), 1, "daemon " + opt.listen.text, "client " + client);
   auto devices = service::discoverLocalDevices(1);
   if (!devices) {
     log::error(log::Service, "client %s: no devices to serve: %s", client.c_str(), devices.status().message().c_str());
@@ -93,7 +101,7 @@ void acceptClients(int listener, const DaemonOptions& opt, const comm::ChannelTo
     pid_t pid = ::fork();
     if (pid == 0) {
       ::close(listener);
-      runWorker(*fd, client, token, opt.listen.text);
+      runWorker(*fd, client, token, opt);
     }
     ::close(*fd);
     if (pid < 0) log::error(log::Service, "cannot start a worker for client %s", client.c_str());
@@ -144,6 +152,11 @@ int runDaemon(const DaemonOptions& opt) {
     log::error(log::Service, "%s", token.status().message().c_str());
     return 1;
   }
+  if (!opt.tlsCert.empty())
+    if (Status st = comm::checkTlsServerOptions({opt.tlsCert, opt.tlsKey}); !st) {
+      log::error(log::Service, "%s", st.message().c_str());
+      return 1;
+    }
   auto listener = comm::listenOn(opt.listen);
   if (!listener) {
     log::error(log::Service, "%s", listener.status().message().c_str());
@@ -152,7 +165,14 @@ int runDaemon(const DaemonOptions& opt) {
   std::signal(SIGTERM, onStopSignal);
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGPIPE, SIG_IGN);
-  std::fprintf(stderr, "ferry serve: listening on %s%s\n", opt.listen.text.c_str(),
+  const bool loopback = opt.listen.kind == NetAddress::Kind::Unix || opt.listen.host == "127.0.0.1" ||
+                        opt.listen.host == "::1" || opt.listen.host == "localhost";
+  if (!loopback && opt.tlsCert.empty())
+    log::warn(log::Service, "listening on %s without TLS: the token authenticates, but data and kernel arguments "
+                            "travel in clear; give --tls-cert and --tls-key beyond a link you trust",
+              opt.listen.text.c_str());
+  std::fprintf(stderr, "ferry serve: listening on %s%s%s\n", opt.listen.text.c_str(),
+               opt.tlsCert.empty() ? "" : " with TLS",
                opt.background ? (", in the background (log: " + (opt.logFile.empty() ? std::string("none") : opt.logFile) + ")").c_str() : "");
   if (opt.background)
     if (Status st = detach(opt); !st) {

@@ -22,6 +22,8 @@ struct DaemonOptions {
   bool background = false;  // --daemon: detach once listening; log to logFile
   std::string logFile;      // --log-file (background only; /dev/null when empty)
   std::string pidFile;      // --pid-file
+  std::string tlsCert;      // --tls-cert: TLS on every connection (with --tls-key)
+  std::string tlsKey;       // --tls-key
 };
 
 // Serves until SIGTERM or SIGINT; returns the exit status (0 after a signal, 1 when it could

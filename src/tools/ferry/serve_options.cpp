@@ -19,6 +19,10 @@ void addServeOptions(CLI::App& app, ServeCommandLine& line) {
   app.add_flag("--daemon", opt.background, "detach once listening (default: stay in the foreground, as systemd wants)");
   app.add_option("--log-file", opt.logFile, "with --daemon: where the log goes (appended; none when not given)");
   app.add_option("--pid-file", opt.pidFile, "with --daemon: write the daemon's process id here");
+  app.add_option("--tls-cert", opt.tlsCert,
+                 "PEM certificate (chain) to speak TLS with on every connection, for channels beyond loopback; "
+                 "clients set FERRY_REMOTE_TLS=1 and check it against FERRY_REMOTE_TLS_CA")
+      ->needs(app.add_option("--tls-key", opt.tlsKey, "the PEM private key of --tls-cert"));
   app.footer("Each client gets a worker process of its own; FERRY_SERVE_MAX_CLIENTS limits them. Host programs "
              "find the daemon's devices with FERRY_REMOTE=ADDRESS and FERRY_REMOTE_TOKEN_FILE=FILE. Runs in the "
              "foreground unless --daemon; under systemd see docs/daemon.md.");

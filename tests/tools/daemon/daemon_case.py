@@ -14,7 +14,9 @@ after a first run and started again on the same socket; a second run works); no_
 program without an image for the daemon's machine is refused, saying how to build one); usm (a
 program that requires unified shared memory is refused a daemon's device, saying why); hostile
 (garbage, a huge frame and a replayed handshake opening on three connections are refused and
-logged, and a program is then served).
+logged, and a program is then served); tls (a daemon on TCP loopback with a certificate a test
+CA signed, a client that checks it), tls_untrusted (the client trusts another CA: refused,
+naming the certificate check), tls_plain_client (a client without TLS: refused).
 --serve replaces `BIN serve` (the emulated aarch64 daemon: 'qemu-aarch64 .../ferry-serve'),
 --serve-env adds to its environment (LD_LIBRARY_PATH of its arm64 libomp).
 """
@@ -57,11 +59,34 @@ class Detached:
         os.kill(self.pid, signal.SIGKILL)
 
 
-def start_daemon(serve, tmp, token, extra_env, background):
+def make_certificates(tmp):
+    """A test CA, a daemon certificate it signs for IP 127.0.0.1, and a second CA that signs
+    nothing (openssl's CLI)."""
+    def ossl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=tmp)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ossl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=ferry test CA")
+    ossl("req", "-x509", *ec, "-keyout", "other.key", "-out", "other.pem", "-days", "2", "-subj", "/CN=another CA")
+    ossl("req", *ec, "-keyout", "daemon.key", "-out", "daemon.csr", "-subj", "/CN=ferry daemon")
+    with open(os.path.join(tmp, "ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    ossl("x509", "-req", "-in", "daemon.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+         "-out", "daemon.pem", "-days", "2", "-extfile", "ext")
+    os.chmod(os.path.join(tmp, "daemon.key"), 0o600)
+
+
+def free_tcp_address():
+    import socket as so
+    with so.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+def start_daemon(serve, tmp, token, extra_env, background, address=None, extra_args=()):
     sock = os.path.join(tmp, "sock")
     logname = os.path.join(tmp, "daemon.log")
     log = open(logname, "a+")
-    cmd = serve + ["--listen", "unix:" + sock, "--token-file", token]
+    cmd = serve + ["--listen", address or "unix:" + sock, "--token-file", token, *extra_args]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     if background:
@@ -78,7 +103,7 @@ def start_daemon(serve, tmp, token, extra_env, background):
             time.sleep(0.05)
         daemon = Detached(int(open(os.path.join(tmp, "pid")).read()))
     for _ in range(200):
-        if os.path.exists(sock):
+        if os.path.exists(sock) or (address and "listening on" in open(logname).read()):
             return daemon, sock, log
         if not background and daemon.poll() is not None:
             break
@@ -136,13 +161,17 @@ def expect(case, code, out, seconds, daemon_log):
             fail(f"the daemon logged {len(refused)} refusal(s) for 3 hostile connections", *logs)
         print("daemon_case hostile: the daemon's reasons:\n  " + "\n  ".join(refused))
         case = "runs"
+    if case == "tls":
+        if "with TLS" not in daemon_log:
+            fail("the daemon does not say it listens with TLS", *logs)
+        case = "runs"
     if case in ("runs", "background", "concurrent", "restart"):
         if code != 0 or out.count("all checks passed") != (2 if case in ("concurrent", "restart") else 1):
             fail(f"exit {code}, expected 0 and 'all checks passed' from each run", *logs)
         workers = set(re.findall(r"connected \(worker (\d+)\)", daemon_log))
         if case == "concurrent" and len(workers) != 2:
             fail(f"{len(workers)} worker(s) served the two clients, expected one each", *logs)
-        for want in ("client unix socket authenticated", "client unix socket is done"):
+        for want in ("authenticated", "is done"):
             if want not in daemon_log:
                 fail(f"the daemon's log lacks '{want}'", *logs)
         return
@@ -154,6 +183,12 @@ def expect(case, code, out, seconds, daemon_log):
         "no_image": [r"device 0 \(daemon unix:\S+\) failed: this device runs aarch64 code but the program has no "
                      r"aarch64 image; build with -fopenmp-targets=x86_64-pc-linux-gnu,aarch64-unknown-linux-gnu",
                      r"served by 1 daemon\(s\)"],
+        "tls_untrusted": [r"FERRY_REMOTE_TLS: TLS handshake with daemon 127\.0\.0\.1:\d+ failed: the certificate "
+                          r"check failed: (self-signed certificate in certificate chain|unable to get local issuer "
+                          r"certificate)"],
+        "tls_plain_client": [r"daemon 127\.0\.0\.1:\d+: authenticating the daemon: no challenge within the "
+                             r"handshake's time \(FERRY_TIMEOUT\): is the daemon started with --tls-cert\? Then set "
+                             r"FERRY_REMOTE_TLS=1"],
         "usm": [r"device 0 \(daemon unix:\S+\) failed: .*'#pragma omp requires unified_shared_memory': .*cannot "
                 r"reach its client's memory \(a daemon's clients are on another machine\); map the data"],
         "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection while rank 0 on host \S+ waited for"],
@@ -174,7 +209,8 @@ def main():
     ap.add_argument("--ferry", required=True)
     ap.add_argument("--case", required=True,
                     choices=["runs", "wrong_token", "open_token", "no_daemon", "killed", "too_big", "background",
-                             "concurrent", "restart", "no_image", "usm", "hostile"])
+                             "concurrent", "restart", "no_image", "usm", "hostile", "tls", "tls_untrusted",
+                             "tls_plain_client"])
     ap.add_argument("--serve", help="the daemon's command instead of `FERRY serve`")
     ap.add_argument("--serve-env", action="append", default=[], help="KEY=VALUE for the daemon's environment")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -186,8 +222,17 @@ def main():
         daemon_env = {"FERRY_SERVE_MAX_IMAGE": "64K"} if a.case == "too_big" else {}
         daemon_env.update(kv.split("=", 1) for kv in a.serve_env)
         serve = shlex.split(a.serve) if a.serve else [a.ferry, "serve"]
-        daemon, sock, log = start_daemon(serve, tmp, token, daemon_env, a.case == "background")
-        env = dict(os.environ, FERRY_REMOTE="unix:" + sock, FERRY_REMOTE_TOKEN_FILE=token, OFFLOAD_TEST_DAEMONS="1")
+        address, tls_args, tls_env = None, (), {}
+        if a.case.startswith("tls"):
+            make_certificates(tmp)
+            address = free_tcp_address()
+            tls_args = ("--tls-cert", os.path.join(tmp, "daemon.pem"), "--tls-key", os.path.join(tmp, "daemon.key"))
+            ca = "other.pem" if a.case == "tls_untrusted" else "ca.pem"
+            tls_env = {} if a.case == "tls_plain_client" else {"FERRY_REMOTE_TLS": "1",
+                                                               "FERRY_REMOTE_TLS_CA": os.path.join(tmp, ca)}
+        daemon, sock, log = start_daemon(serve, tmp, token, daemon_env, a.case == "background", address, tls_args)
+        env = dict(os.environ, FERRY_REMOTE=address or "unix:" + sock, FERRY_REMOTE_TOKEN_FILE=token,
+                   OFFLOAD_TEST_DAEMONS="1", **tls_env)
         if a.case == "wrong_token":
             env["FERRY_REMOTE_TOKEN_FILE"] = os.path.join(tmp, "other")
             write_token(env["FERRY_REMOTE_TOKEN_FILE"])
@@ -255,7 +300,7 @@ def main():
         expect(a.case, code, out, seconds, daemon_log)
         if rc != 0:
             fail(f"the daemon exited {rc} on SIGTERM", ("daemon log", daemon_log))
-        if os.path.exists(sock):
+        if not address and os.path.exists(sock):
             fail("the daemon left its socket behind", ("daemon log", daemon_log))
     print(f"daemon_case {a.case}: ok")
 
