@@ -4,7 +4,9 @@ Unix socket and on TCP loopback, runs daemon_bench on two ranks with FERRY_REMOT
 rank's device, then the daemon's), and writes DIR/daemon-<channel>.csv, DIR/daemon.png and a
 Markdown table of the ratios to the raw transport of the same run.
 
-  run_daemon_bench.py --build BUILD_DIR [--out-dir DIR] [--quick] [--channels unix,tcp]
+  run_daemon_bench.py --build BUILD_DIR [--out-dir DIR] [--quick] [--channels unix,tcp] [--report-only]
+
+--report-only redraws the plot and the table from the CSVs already in DIR.
 
 Run it where the suite is not running: the figures are timings of a 2-core machine."""
 import argparse
@@ -74,6 +76,8 @@ def plot(rows, path):
     fig, (lat, bw) = plt.subplots(1, 2, figsize=(12, 4.5))
     labels, ferry, raw = [], [], []
     for r in rows:
+        if r["kind"] == "rank" and r["channel"] != rows[0]["channel"]:
+            continue  # the rank's device does not depend on the daemon's channel
         if r["metric"] == "latency_us":
             labels.append(f"{r['kind']}\n({r['channel'] if r['kind'] == 'daemon' else 'MPI'})")
             ferry.append(float(r["ferry"]))
@@ -119,16 +123,7 @@ def table(rows):
     return "\n".join(lines)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--out-dir", default="ferry-bench-daemon")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--channels", default="unix,tcp")
-    ap.add_argument("--mpiexec", default="mpiexec")
-    a = ap.parse_args()
-    a.build = os.path.abspath(a.build)
-    os.makedirs(a.out_dir, exist_ok=True)
+def measure(a):
     rows = []
     with tempfile.TemporaryDirectory(prefix="ferry-daemon-bench-") as tmp:
         token = os.path.join(tmp, "token")
@@ -137,6 +132,27 @@ def main():
         os.chmod(token, 0o600)
         for channel in a.channels.split(","):
             rows += run_channel(a, channel, tmp, token)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out-dir", default="ferry-bench-daemon")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--channels", default="unix,tcp")
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--report-only", action="store_true")
+    a = ap.parse_args()
+    a.build = os.path.abspath(a.build)
+    os.makedirs(a.out_dir, exist_ok=True)
+    if a.report_only:
+        rows = []
+        for channel in a.channels.split(","):
+            with open(os.path.join(a.out_dir, f"daemon-{channel}.csv"), newline="") as f:
+                rows += [dict(r, channel=channel) for r in csv.DictReader(f)]
+    else:
+        rows = measure(a)
     plot(rows, os.path.join(a.out_dir, "daemon.png"))
     md = table(rows)
     with open(os.path.join(a.out_dir, "daemon.md"), "w") as f:
