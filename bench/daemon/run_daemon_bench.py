@@ -153,6 +153,9 @@ def main():
                 rows += [dict(r, channel=channel) for r in csv.DictReader(f)]
     else:
         rows = measure(a)
+    bad = [r for r in rows if not (float(r["ferry"]) > 0 and float(r["baseline"]) > 0)]
+    if bad:
+        sys.exit(f"run_daemon_bench: measurements without a value (failed baselines?): {bad}")
     plot(rows, os.path.join(a.out_dir, "daemon.png"))
     md = table(rows)
     with open(os.path.join(a.out_dir, "daemon.md"), "w") as f:
