@@ -12,13 +12,12 @@ Run it where the suite is not running: the figures are timings of a 2-core machi
 import argparse
 import csv
 import os
-import secrets
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import time
+
+from daemon_common import daemon, ferry_env, mpiexec_args, write_token
 
 
 def free_port():
@@ -27,44 +26,18 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_daemon(ferry, address, token, log):
-    cmd = [ferry, "serve", "--listen", address, "--token-file", token]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    daemon = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    time.sleep(1.0)
-    if daemon.poll() is not None:
-        sys.exit(f"run_daemon_bench: the daemon did not start on {address} (log: {log.name})")
-    return daemon
-
-
-def ferry_env(ferry):
-    out = subprocess.run([ferry, "env"], capture_output=True, text=True, check=True).stdout
-    env = dict(os.environ)
-    for line in out.splitlines():
-        if line.startswith("export ") and "=" in line:
-            k, v = line[len("export "):].split("=", 1)
-            env[k] = v.rstrip(";").strip("'\"")
-    return env
-
-
 def run_channel(a, channel, tmp, token):
     address = "unix:" + os.path.join(tmp, "sock") if channel == "unix" else f"127.0.0.1:{free_port()}"
-    with open(os.path.join(a.out_dir, f"daemon-{channel}.log"), "w") as log:
-        daemon = start_daemon(os.path.join(a.build, "bin", "ferry"), address, token, log)
-        try:
-            env = ferry_env(os.path.join(a.build, "bin", "ferry"))
-            env.update(FERRY_REMOTE=address, FERRY_REMOTE_TOKEN_FILE=token, FERRY_GPUS_PER_RANK="0",
-                       OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-            csv_path = os.path.join(a.out_dir, f"daemon-{channel}.csv")
-            cmd = [a.mpiexec, "-n", "2"] + (["--oversubscribe", "--bind-to", "none"] if "openmpi" in a.mpiexec or
-                                             a.mpiexec.endswith("mpiexec") else [])
-            cmd += [os.path.join(a.build, "bin", "daemon_bench"), "--out", csv_path] + (["--quick"] if a.quick else [])
-            print(f"== {channel}: {' '.join(cmd)}", flush=True)
-            subprocess.run(cmd, env=env, check=True, timeout=1800)
-        finally:
-            daemon.send_signal(signal.SIGTERM)
-            daemon.wait(timeout=30)
+    ferry = os.path.join(a.build, "bin", "ferry")
+    csv_path = os.path.join(a.out_dir, f"daemon-{channel}.csv")
+    with open(os.path.join(a.out_dir, f"daemon-{channel}.log"), "w") as log, daemon(ferry, address, token, log):
+        env = ferry_env(ferry)
+        env.update(FERRY_REMOTE=address, FERRY_REMOTE_TOKEN_FILE=token, FERRY_GPUS_PER_RANK="0",
+                   OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        cmd = [a.mpiexec, "-n", "2"] + mpiexec_args(a.mpiexec)
+        cmd += [os.path.join(a.build, "bin", "daemon_bench"), "--out", csv_path] + (["--quick"] if a.quick else [])
+        print(f"== {channel}: {' '.join(cmd)}", flush=True)
+        subprocess.run(cmd, env=env, check=True, timeout=1800)
     with open(csv_path, newline="") as f:
         return [dict(r, channel=channel) for r in csv.DictReader(f)]
 
@@ -127,9 +100,7 @@ def measure(a):
     rows = []
     with tempfile.TemporaryDirectory(prefix="ferry-daemon-bench-") as tmp:
         token = os.path.join(tmp, "token")
-        with open(token, "w") as f:
-            f.write(secrets.token_hex(32) + "\n")
-        os.chmod(token, 0o600)
+        write_token(token)
         for channel in a.channels.split(","):
             rows += run_channel(a, channel, tmp, token)
     return rows

@@ -14,13 +14,12 @@ import argparse
 import csv
 import os
 import re
-import secrets
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from daemon_common import daemon, ferry_env, mpiexec_args, write_token
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = ["stencil", "ep", "lbm"]
@@ -49,34 +48,16 @@ def run(cmd, env):
     return float(m.group(1))
 
 
-def ferry_env(ferry):
-    env = dict(os.environ)
-    for line in subprocess.run([ferry, "env"], capture_output=True, text=True, check=True).stdout.splitlines():
-        if line.startswith("export ") and "=" in line:
-            k, v = line[len("export "):].split("=", 1)
-            env[k] = v.rstrip(";").strip("'\"")
-    return env
-
-
 def measure(a, tmp):
     ferry = os.path.join(a.build, "bin", "ferry")
     token, sock = os.path.join(tmp, "token"), os.path.join(tmp, "sock")
-    with open(token, "w") as f:
-        f.write(secrets.token_hex(32) + "\n")
-    os.chmod(token, 0o600)
+    write_token(token)
     env = ferry_env(ferry)
     env.update(OMP_NUM_THREADS=str(a.threads), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    serve = [ferry, "serve", "--listen", "unix:" + sock, "--token-file", token] + (["--allow-root"] if os.geteuid() == 0 else [])
-    daemon = subprocess.Popen(serve, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
-        offload_env = dict(env, FERRY_REMOTE="unix:" + sock, FERRY_REMOTE_TOKEN_FILE=token, FERRY_GPUS_PER_RANK="0")
-        mpi = [a.mpiexec, "-n", "2"] + (["--oversubscribe", "--bind-to", "none", "-x", "OMP_NUM_THREADS"]
-                                        if a.mpiexec.endswith("mpiexec") else [])
-        rows = []
+    offload_env = dict(env, FERRY_REMOTE="unix:" + sock, FERRY_REMOTE_TOKEN_FILE=token, FERRY_GPUS_PER_RANK="0")
+    mpi = [a.mpiexec, "-n", "2"] + mpiexec_args(a.mpiexec) + (["-x", "OMP_NUM_THREADS"] if a.mpiexec.endswith("mpiexec") else [])
+    rows = []
+    with daemon(ferry, "unix:" + sock, token, subprocess.DEVNULL, env):
         for k in KERNELS:
             t_off = [run([os.path.join(a.build, "bin", f"{k}_offload")], offload_env) for _ in range(a.reps)]
             # The co-processor's rank with one thread, and with --threads: on one machine, rank 0's
@@ -91,10 +72,7 @@ def measure(a, tmp):
                          "mpi_loc": lines_of_code(os.path.join(HERE, "kernels", f"{k}_mpi.c"))})
             rows[-1]["time_ratio"] = rows[-1]["offload_s"] / rows[-1]["mpi_s"]
             print(f"{k}: offload {rows[-1]['offload_s']:.4f} s, MPI {rows[-1]['mpi_all']} s", flush=True)
-        return rows
-    finally:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.wait(timeout=30)
+    return rows
 
 
 def report(rows, out_dir):

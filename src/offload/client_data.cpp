@@ -9,6 +9,7 @@
 
 #include "comm/cma.h"
 #include "offload/client.h"
+#include "offload/host_memory.h"
 #include "platform/config.h"
 #include "platform/copy.h"
 #include "platform/log.h"
@@ -113,7 +114,9 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
                   "allocation of " + parse::formatSize(size) + " on " + where(id) + " does not fit: the device has " +
                       parse::formatSize(d.heap->capacity()) + " of memory, " +
                       parse::formatSize(d.heap->capacity() - d.heap->used()) + " free (largest block " +
-                      parse::formatSize(d.heap->largestFree()) + "); set FERRY_DEVICE_MEMORY to give devices more");
+                      parse::formatSize(d.heap->largestFree()) + "); " +
+                      (isDaemon(d.entry.rank) ? "the daemon's FERRY_SERVE_MAX_MEMORY sets what one client may use"
+                                              : "set FERRY_DEVICE_MEMORY to give devices more"));
   return reinterpret_cast<void*>(*addr);
 }
 
@@ -223,6 +226,12 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
     return *to >= 0 ? submit(*to, dst, src, size, q) : copyInRank0(dst, src, n, q);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
   if (*to >= 0) return exchange(id, src, *to, dst, size, q);  // the "host" side is device memory (see submit)
+  if (std::string object = readOnlyObjectAt(reinterpret_cast<uint64_t>(dst), n); !object.empty())
+    return Status(Errc::InvalidArgument,
+                  "data_retrieve of " + parse::formatSize(n) + " from " + where(id) + " into host address " +
+                      hex(reinterpret_cast<uint64_t>(dst)) + ": that is read-only memory of " + object +
+                      " (a const global mapped 'from' or 'tofrom', or used in a region without 'declare target'? "
+                      "map it 'to', or declare it with '#pragma omp declare target'); nothing was copied");
   const DeviceEntry& e = devices_[id]->entry;
   comm::RetrieveMsg m;
   m.src = reinterpret_cast<uint64_t>(src);

@@ -68,6 +68,7 @@ enum class Knob : uint16_t {
   RemoteTlsVerify,
   ServeMaxClients,
   ServeMaxImage,
+  ServeMaxMemory,
   // Read by the scripts only (scripts/test.sh, fuzz.sh, sanitize.sh), listed so that a value
   // set for them is no unknown setting to the jobs they run.
   TestJobs,

@@ -178,6 +178,9 @@ constexpr KnobSpec kKnobTable[] = {
      "this is refused with a logged reason"},
     {Knob::ServeMaxImage, "FERRY_SERVE_MAX_IMAGE", KnobType::Size, "1G", nullptr, 4096, int64_t{1} << 40, "service",
      "`ferry serve`: the largest device image or single transfer a client may send"},
+    {Knob::ServeMaxMemory, "FERRY_SERVE_MAX_MEMORY", KnobType::Size, "0", nullptr, 0, kNoLimit, "service",
+     "`ferry serve`: the CPU device memory one client may use in all, shared among its devices; 0: the "
+     "machine's memory divided among FERRY_SERVE_MAX_CLIENTS clients"},
     {Knob::TestJobs, "FERRY_TEST_JOBS", KnobType::Int, "2", nullptr, 1, 1024, "scripts",
      "scripts/test.sh, fuzz.sh and sanitize.sh: how many builds and tests run at once. Read by the "
      "scripts only; Ferry's programs ignore it"},

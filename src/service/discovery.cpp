@@ -94,7 +94,7 @@ int userKernelThreads() {
 
 }  // namespace
 
-Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servingRanksOnNode) {
+Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servingRanksOnNode, uint64_t memoryPerDevice) {
   std::vector<std::unique_ptr<LocalDevice>> devices;
   int wanted = static_cast<int>(config().integer(Knob::DevicesPerRank));
   if (wanted == 0) {
@@ -111,7 +111,7 @@ Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servi
               (*plugin)->numDevices, n);
 
   const NodeTopology& topo = nodeTopology();
-  uint64_t memory = config().size(Knob::DeviceMemory);
+  uint64_t memory = memoryPerDevice ? memoryPerDevice : config().size(Knob::DeviceMemory);
   uint64_t nodeDevices = static_cast<uint64_t>(std::max(1, servingRanksOnNode * n));
   if (memory == 0) memory = topo.memoryBytes / nodeDevices;
   else if (topo.memoryBytes && memory > topo.memoryBytes / nodeDevices)

@@ -11,7 +11,9 @@
 namespace ferry::service {
 
 // `servingRanksOnNode`: how many ranks of this physical node serve devices (they share the
-// node's memory and cores).
-Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servingRanksOnNode);
+// node's memory and cores). `memoryPerDevice`, where not 0, is each CPU device's memory
+// (a daemon's share per client), in place of FERRY_DEVICE_MEMORY and the node's share.
+Result<std::vector<std::unique_ptr<LocalDevice>>> discoverLocalDevices(int servingRanksOnNode,
+                                                                       uint64_t memoryPerDevice = 0);
 
 }  // namespace ferry::service

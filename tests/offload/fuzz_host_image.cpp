@@ -10,6 +10,7 @@
 // unpackImage) to a serving rank unchanged.
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,14 +41,20 @@ void checkRecord(const __tgt_device_image& image) {
   FUZZ_CHECK(unpacked.isOk() && unpacked->elf == rec->elf, "a packed image does not unpack to itself");
 }
 
+// With GPUs and an aarch64 daemon in the job, or CPUs only: an image is taken only for a
+// machine some device runs, and one that is taken is a well-formed image of its machine.
 void checkRouting(const __tgt_device_image& image, bool jobHasGpus) {
+  const std::set<uint16_t> machines = jobHasGpus ? std::set<uint16_t>{62, service::kElfMachineCuda,
+                                                                      service::kElfMachineAarch64}
+                                                 : std::set<uint16_t>{62};
   offload::ImageRouter router;
-  if (!router.offer(&image, jobHasGpus)) return;
-  bool gpu = offload::imageMachine(&image) == service::kElfMachineCuda;
-  FUZZ_CHECK(!gpu || jobHasGpus, "a GPU image was taken by a job without GPUs");
-  auto chosen = router.select(&image, gpu ? service::DeviceKind::Gpu : service::DeviceKind::Cpu);
+  if (!router.offer(&image, machines)) return;
+  uint16_t machine = offload::imageMachine(&image);
+  FUZZ_CHECK(machines.count(machine), "an image was taken for a machine no device of the job runs");
+  auto chosen = router.select(&image, machine);
   FUZZ_CHECK(chosen.isOk() && *chosen == &image, "the router lost an image it took");
-  FUZZ_CHECK(gpu || offload::isX86Image(&image), "the router took a damaged image for CPU devices");
+  FUZZ_CHECK(machine == service::kElfMachineCuda || offload::checkCpuImage(&image, machine).isOk(),
+             "the router took a damaged image for CPU devices");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cerrno>
@@ -19,6 +20,8 @@
 #include "comm/channel_transport.h"
 #include "platform/config.h"
 #include "platform/log.h"
+#include "platform/parse.h"
+#include "platform/topology.h"
 #include "service/announcement.h"
 #include "service/discovery.h"
 #include "service/serving.h"
@@ -29,6 +32,19 @@ namespace {
 std::atomic<bool> gStop{false};
 
 void onStopSignal(int) { gStop.store(true); }
+
+// Each client's CPU devices share FERRY_SERVE_MAX_MEMORY, or the machine's memory divided
+// among FERRY_SERVE_MAX_CLIENTS: heaps are reserved without backing, so without a share each
+// of several clients could be promised the whole machine, and the OOM killer would decide.
+uint64_t clientMemoryPerDevice(const std::string& client) {
+  uint64_t total = config().size(Knob::ServeMaxMemory);
+  if (total == 0)
+    total = nodeTopology().memoryBytes / static_cast<uint64_t>(config().integer(Knob::ServeMaxClients));
+  const uint64_t devices = static_cast<uint64_t>(std::max<int64_t>(1, config().integer(Knob::DevicesPerRank)));
+  log::info(log::Service, "client %s: %s of CPU device memory in all (FERRY_SERVE_MAX_MEMORY)", client.c_str(),
+            parse::formatSize(total).c_str());
+  return std::max<uint64_t>(total / devices, 1 << 20);
+}
 
 // One connection, in a process of its own: authenticate, announce, serve, exit.
 [[noreturn]] void runWorker(int fd, const std::string& client, const comm::ChannelToken& token,
@@ -48,7 +64,7 @@ void onStopSignal(int) { gStop.store(true); }
   }
   auto transport =
       std::make_unique<comm::ChannelTransport>(std::move(io.value()), 1, "daemon " + opt.listen.text, "client " + client);
-  auto devices = service::discoverLocalDevices(1);
+  auto devices = service::discoverLocalDevices(1, clientMemoryPerDevice(client));
   if (!devices) {
     log::error(log::Service, "client %s: no devices to serve: %s", client.c_str(), devices.status().message().c_str());
     _exit(1);

@@ -16,7 +16,8 @@ program that requires unified shared memory is refused a daemon's device, saying
 (garbage, a huge frame and a replayed handshake opening on three connections are refused and
 logged, and a program is then served); tls (a daemon on TCP loopback with a certificate a test
 CA signed, a client that checks it), tls_untrusted (the client trusts another CA: refused,
-naming the certificate check), tls_plain_client (a client without TLS: refused).
+naming the certificate check), tls_plain_client (a client without TLS: refused); memory_cap (a
+map larger than FERRY_SERVE_MAX_MEMORY fails, naming the daemon's setting).
 --serve replaces `BIN serve` (the emulated aarch64 daemon: 'qemu-aarch64 .../ferry-serve'),
 --serve-env adds to its environment (LD_LIBRARY_PATH of its arm64 libomp).
 """
@@ -189,6 +190,8 @@ def expect(case, code, out, seconds, daemon_log):
         "tls_plain_client": [r"daemon 127\.0\.0\.1:\d+: authenticating the daemon: no challenge within the "
                              r"handshake's time \(FERRY_TIMEOUT\): is the daemon started with --tls-cert\? Then set "
                              r"FERRY_REMOTE_TLS=1"],
+        "memory_cap": [r"on device 0 \(daemon unix:\S+\) does not fit: the device has 16 MiB of memory",
+                       r"the daemon's FERRY_SERVE_MAX_MEMORY sets what one client may use"],
         "usm": [r"device 0 \(daemon unix:\S+\) failed: .*'#pragma omp requires unified_shared_memory': .*cannot "
                 r"reach its client's memory \(a daemon's clients are on another machine\); map the data"],
         "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection while rank 0 on host \S+ waited for"],
@@ -210,7 +213,7 @@ def main():
     ap.add_argument("--case", required=True,
                     choices=["runs", "wrong_token", "open_token", "no_daemon", "killed", "too_big", "background",
                              "concurrent", "restart", "no_image", "usm", "hostile", "tls", "tls_untrusted",
-                             "tls_plain_client"])
+                             "tls_plain_client", "memory_cap"])
     ap.add_argument("--serve", help="the daemon's command instead of `FERRY serve`")
     ap.add_argument("--serve-env", action="append", default=[], help="KEY=VALUE for the daemon's environment")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -220,6 +223,8 @@ def main():
         token = os.path.join(tmp, "token")
         write_token(token)
         daemon_env = {"FERRY_SERVE_MAX_IMAGE": "64K"} if a.case == "too_big" else {}
+        if a.case == "memory_cap":
+            daemon_env["FERRY_SERVE_MAX_MEMORY"] = "16M"
         daemon_env.update(kv.split("=", 1) for kv in a.serve_env)
         serve = shlex.split(a.serve) if a.serve else [a.ferry, "serve"]
         address, tls_args, tls_env = None, (), {}
