@@ -17,8 +17,9 @@
 namespace ferry::comm {
 
 inline constexpr uint32_t kMagic = 0x59525246;  // "FRRY" little-endian
-inline constexpr uint16_t kProtocolVersion = 5;  // 2: replies carry an output mark; 3: Rts; 4: channel handshake;
-                                                 // 5: device announcements name their ELF machine
+inline constexpr uint16_t kProtocolVersion = 6;  // 2: replies carry an output mark; 3: Rts; 4: channel handshake;
+                                                 // 5: device announcements name their ELF machine;
+                                                 // 6: InitDevice carries the job's device numbering
 inline constexpr size_t kHeaderSize = 32;
 // Every control message fits in this many bytes; servers pre-post receives of this size.
 inline constexpr size_t kMaxControlMessage = 64 * 1024;
@@ -112,9 +113,13 @@ struct DataDesc {
 struct InitDeviceMsg {
   int64_t requiresFlags = 0;
   int32_t replyTag = 0;
+  // The device's number in the client's table and the table's size: what omp_get_device_num()
+  // and omp_get_num_devices() answer inside its kernels (a daemon knows nothing of the job).
+  int32_t globalDevice = -1;
+  int32_t jobDevices = 0;
   template <class F, class M>
   static bool fields(F& f, M& m) {
-    return f(m.requiresFlags, m.replyTag);
+    return f(m.requiresFlags, m.replyTag, m.globalDevice, m.jobDevices);
   }
 };
 struct LoadImageMsg {

@@ -136,7 +136,7 @@ Status Client::initDevice(int id) {
   AsyncQueue q;
   int tag = tags_.next();
   expectReply(q, id, tag, 0, 0, "init_device");
-  if (Status st = send(id, MsgType::InitDevice, comm::InitDeviceMsg{requires_, tag}); !st) return st;
+  if (Status st = send(id, MsgType::InitDevice, comm::InitDeviceMsg{requires_, tag, id, numDevices()}); !st) return st;
   if (Status st = wait(q, "init_device"); !st) return st;
   std::lock_guard lock(d.mutex);
   d.initialized = true;

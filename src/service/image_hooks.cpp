@@ -85,6 +85,16 @@ Dynamic readDynamic(const dl_phdr_info* info) {
   return d;
 }
 
+// The relocations that fill a GOT or PLT slot with a function's address, by architecture (an
+// aarch64 co-processor's daemon loads aarch64 images).
+bool isSlotRelocation(uint32_t type) {
+#if defined(__aarch64__)
+  return type == R_AARCH64_JUMP_SLOT || type == R_AARCH64_GLOB_DAT;
+#else
+  return type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT;
+#endif
+}
+
 int patchObject(const dl_phdr_info* info) {
   Dynamic d = readDynamic(info);
   if (!d.symtab || !d.strtab) return 0;
@@ -94,7 +104,7 @@ int patchObject(const dl_phdr_info* info) {
     for (size_t k = 0; k < d.relaBytes[t] / sizeof(Elf64_Rela); ++k) {
       const Elf64_Rela& r = d.rela[t][k];
       uint32_t type = ELF64_R_TYPE(r.r_info);
-      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+      if (!isSlotRelocation(type)) continue;
       const char* name = d.strtab + d.symtab[ELF64_R_SYM(r.r_info)].st_name;
       void* hook = hookFor(name);
       if (hook && writeSlot(info->dlpi_addr + r.r_offset, hook, d.relroStart, d.relroEnd)) ++patched;

@@ -187,6 +187,13 @@ bool Server::overLimit(uint32_t dev, const Op& op) {
 
 void Server::startInit(uint32_t dev, Op& op) {
   auto& m = std::get<comm::InitDeviceMsg>(op.body);
+  // The client's numbering, which a daemon learns only here (the ranks of a job know it from
+  // the device table already, and it is the same): its kernels' device queries answer it.
+  if (m.globalDevice >= 0 && m.jobDevices > m.globalDevice) {
+    if (globalIds_.size() <= dev) globalIds_.resize(dev + 1, -1);
+    globalIds_[dev] = m.globalDevice;
+    setJobView(m.jobDevices);
+  }
   Status st = devices_[dev].dev->init(m.requiresFlags, op.client);
   reply(op.client, m.replyTag, op.seq, withWhere(dev, op, st));
   complete(dev, op, std::move(st));
