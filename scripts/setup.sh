@@ -68,7 +68,12 @@ ferry_build_aarch64() {
   if [[ ! -e "$sysroot/usr/lib/llvm-16/lib/libomptarget.devicertl.a" ]]; then
     local debs
     debs=$(mktemp -d)
+    # apt warns that root downloads unsandboxed; that line is dropped, any other is shown.
     (cd "$debs" && apt-get download -qq libomp5-16:arm64 libomp-16-dev:arm64 2>&1 | grep -v "unsandboxed" || true)
+    if [[ $(ls "$debs"/*.deb 2>/dev/null | wc -l) -ne 2 ]]; then
+      echo "ferry: could not download libomp5-16:arm64 and libomp-16-dev:arm64 (apt-get download in $debs)" >&2
+      return 1
+    fi
     mkdir -p "$sysroot"
     for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
     rm -rf "$debs"
