@@ -37,7 +37,11 @@ class PlainIo final : public ChannelIo {
   }
 
  private:
+  // A peer that dies with bytes of ours unread resets the connection instead of closing it (a
+  // Unix socket always does): that is the same event for the user, and says so alike.
   Status failed() const {
+    if (errno == ECONNRESET || errno == EPIPE)
+      return Status(Errc::Unavailable, peer_ + " closed the connection (" + std::strerror(errno) + ")");
     return Status(Errc::Unavailable, "the connection to " + peer_ + " failed (" + std::strerror(errno) + ")");
   }
   int fd_;

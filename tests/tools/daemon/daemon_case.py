@@ -194,7 +194,8 @@ def expect(case, code, out, seconds, daemon_log):
                        r"the daemon's FERRY_SERVE_MAX_MEMORY sets what one client may use"],
         "usm": [r"device 0 \(daemon unix:\S+\) failed: .*'#pragma omp requires unified_shared_memory': .*cannot "
                 r"reach its client's memory \(a daemon's clients are on another machine\); map the data"],
-        "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection while rank 0 on host \S+ waited for"],
+        "killed": [r"device \d+ \(daemon unix:\S+\): daemon unix:\S+ closed the connection( \([^)]*\))? while rank 0 "
+                   r"on host \S+ waited for"],
     }[case]
     if code == 0:
         fail("the program succeeded; the case expects a failure", *logs)
