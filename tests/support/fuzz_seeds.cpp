@@ -235,7 +235,12 @@ std::vector<service::ImageEntry> entriesOf(const Bytes& elf) {
   return out;
 }
 
-std::string kindOf(const Container& c) { return c.triple.starts_with("nvptx64") ? "nvptx64" : "x86_64"; }
+// The image's machine, from its triple: each container of a fat binary gets a seed of its own.
+std::string kindOf(const Container& c) {
+  for (const char* machine : {"nvptx64", "aarch64", "x86_64"})
+    if (c.triple.starts_with(machine)) return machine;
+  return "other";
+}
 
 void imageSeeds(const std::vector<std::string>& programs) {
   const std::string bin = "service/corpus/offload_binary", img = "service/corpus/image", host = "offload/corpus/host_image";
