@@ -25,7 +25,6 @@ Client::Client(comm::World& world, std::unique_ptr<comm::Transport> transport, D
     : world_(world), transport_(std::move(transport)), table_(std::move(table)), output_(*transport_) {
   tags_.setUpperBound(transport_->tagUpperBound());
   for (const auto& e : table_.entries()) {
-    hasGpus_ |= e.kind == service::DeviceKind::Gpu;
     machines_.insert(machineOf(e));
     if (e.rank < world.size())  // a daemon's devices (issue 28) page nothing of this rank's
       pagesOverMpi_ |= e.rank != world.rank() && (world.peer(e.rank).node != world.self().node || !world.cmaEnabled());

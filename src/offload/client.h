@@ -56,7 +56,6 @@ class Client {
   const DeviceTable& table() const { return table_; }
   OffloadCounters& counters() { return counters_; }
   ImageRouter& images() { return router_; }
-  bool hasGpus() const { return hasGpus_; }
   // The ELF machines the table's devices run (their images' machines: image_router.h).
   const std::set<uint16_t>& machines() const { return machines_; }
   void setRequires(int64_t flags) { requires_ = flags; }
@@ -187,7 +186,6 @@ class Client {
   std::atomic<bool> shutDown_{false};
   ImageRouter router_;
   DeviceOutput output_;
-  bool hasGpus_ = false;
   std::set<uint16_t> machines_;
   // A device whose serving rank pages this rank's memory over MPI under unified shared memory
   // (comm/page_link.h): its kernels wait for this rank to answer, so waits answer them.

@@ -2,7 +2,6 @@
 
 #include "comm/mpi_check.h"
 #include "comm/protocol.h"
-#include "comm/wire.h"
 #include "platform/parse.h"
 
 namespace ferry::offload {
@@ -12,38 +11,21 @@ namespace {
 constexpr size_t kSlotSize = 8192;
 }  // namespace
 
-namespace {
-DeviceEntry entryOf(const service::AnnouncedDevice& a) {
-  DeviceEntry e;
-  e.localIndex = a.localIndex;
-  e.kind = a.kind;
-  e.clientHeap = a.clientHeap;
-  e.memoryBytes = a.memoryBytes;
-  e.heapBase = a.heapBase;
-  e.machine = a.machine;
-  e.description = a.description;
-  return e;
-}
-}  // namespace
-
 std::vector<uint8_t> DeviceTable::encodeLocal(const std::vector<DeviceEntry>& local) {
-  std::vector<service::AnnouncedDevice> out;
-  for (const auto& e : local)
-    out.push_back({e.localIndex, e.kind, e.clientHeap, e.memoryBytes, e.heapBase, e.machine, e.description});
-  return service::encodeAnnouncement(out);
+  return service::encodeAnnouncement(std::vector<service::AnnouncedDevice>(local.begin(), local.end()));
 }
 
 Result<std::vector<DeviceEntry>> DeviceTable::decodeLocal(const uint8_t* data, size_t len) {
   auto devices = service::decodeAnnouncement(data, len);
   if (!devices) return devices.takeStatus();
   std::vector<DeviceEntry> out;
-  for (const auto& d : *devices) out.push_back(entryOf(d));
+  for (const auto& d : *devices) out.push_back(DeviceEntry{d});
   return out;
 }
 
 std::vector<DeviceEntry> DeviceTable::describeLocal(const std::vector<std::unique_ptr<service::LocalDevice>>& local) {
   std::vector<DeviceEntry> out;
-  for (const auto& d : service::describeDevices(local)) out.push_back(entryOf(d));
+  for (const auto& d : service::describeDevices(local)) out.push_back(DeviceEntry{d});
   return out;
 }
 

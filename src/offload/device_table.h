@@ -17,18 +17,13 @@
 
 namespace ferry::offload {
 
-struct DeviceEntry {
-  int index = 0;       // global device number: omp device(index)
-  int rank = 0;        // the rank that serves it
-  int localIndex = 0;  // its number on that rank
-  int node = 0;        // virtual node of that rank
+// A device of the job's table: what its server announced of it (kind, memory, heap, ELF
+// machine, description, its local index), and where it sits in the job.
+struct DeviceEntry : service::AnnouncedDevice {
+  int index = 0;  // global device number: omp device(index)
+  int rank = 0;   // the rank that serves it (a daemon's: its transport peer)
+  int node = 0;   // virtual node of that rank (-1: a daemon's)
   std::string host;
-  service::DeviceKind kind = service::DeviceKind::Cpu;
-  uint64_t memoryBytes = 0;
-  uint64_t heapBase = 0;      // client-managed heaps: where device memory starts
-  bool clientHeap = false;
-  std::string description;
-  uint16_t machine = 0;  // ELF machine of the images it runs (service/announcement.h)
 };
 
 // The ELF machine a device runs; entries made without one (tests' tables) run the machine

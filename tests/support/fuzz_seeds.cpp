@@ -116,9 +116,9 @@ void deviceTableSeeds() {
   const std::string t = "offload/corpus/device_table";
   clearSeeds(gRoot / "tests" / t);
   using offload::DeviceEntry;
-  DeviceEntry cpu{0, 1, 0, 0, "", service::DeviceKind::Cpu, 64ull << 30, 0x7f0000000000, true,
-                  "x86_64 CPU device 0 (stock host plugin)"};
-  DeviceEntry gpu{0, 1, 1, 0, "", service::DeviceKind::Gpu, 80ull << 30, 0, false, "CUDA plugin device 0"};
+  DeviceEntry cpu{{0, service::DeviceKind::Cpu, true, 64ull << 30, 0x7f0000000000, 62,
+                   "x86_64 CPU device 0 (stock host plugin)"}};
+  DeviceEntry gpu{{1, service::DeviceKind::Gpu, false, 80ull << 30, 0, service::kElfMachineCuda, "CUDA plugin device 0"}};
   std::vector<std::pair<const char*, std::vector<DeviceEntry>>> sets = {
       {"none", {}}, {"cpu", {cpu}}, {"cpu-gpu", {cpu, gpu}}};
   for (const auto& [name, devices] : sets) {
