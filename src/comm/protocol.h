@@ -17,9 +17,10 @@
 namespace ferry::comm {
 
 inline constexpr uint32_t kMagic = 0x59525246;  // "FRRY" little-endian
-inline constexpr uint16_t kProtocolVersion = 6;  // 2: replies carry an output mark; 3: Rts; 4: channel handshake;
+inline constexpr uint16_t kProtocolVersion = 7;  // 2: replies carry an output mark; 3: Rts; 4: channel handshake;
                                                  // 5: device announcements name their ELF machine;
-                                                 // 6: InitDevice carries the job's device numbering
+                                                 // 6: InitDevice carries the job's device numbering;
+                                                 // 7: image entries carry their host address
 inline constexpr size_t kHeaderSize = 32;
 // Every control message fits in this many bytes; servers pre-post receives of this size.
 inline constexpr size_t kMaxControlMessage = 64 * 1024;

@@ -15,17 +15,26 @@ std::vector<uint8_t> DeviceTable::encodeLocal(const std::vector<DeviceEntry>& lo
   return service::encodeAnnouncement(std::vector<service::AnnouncedDevice>(local.begin(), local.end()));
 }
 
+namespace {
+// The announced part; the place (index, rank, node, host) is filled in when the table is built.
+DeviceEntry entryOf(const service::AnnouncedDevice& announced) {
+  DeviceEntry e;
+  static_cast<service::AnnouncedDevice&>(e) = announced;
+  return e;
+}
+}  // namespace
+
 Result<std::vector<DeviceEntry>> DeviceTable::decodeLocal(const uint8_t* data, size_t len) {
   auto devices = service::decodeAnnouncement(data, len);
   if (!devices) return devices.takeStatus();
   std::vector<DeviceEntry> out;
-  for (const auto& d : *devices) out.push_back(DeviceEntry{d});
+  for (const auto& d : *devices) out.push_back(entryOf(d));
   return out;
 }
 
 std::vector<DeviceEntry> DeviceTable::describeLocal(const std::vector<std::unique_ptr<service::LocalDevice>>& local) {
   std::vector<DeviceEntry> out;
-  for (const auto& d : service::describeDevices(local)) out.push_back(DeviceEntry{d});
+  for (const auto& d : service::describeDevices(local)) out.push_back(entryOf(d));
   return out;
 }
 

@@ -56,7 +56,7 @@ Result<service::ImageRecord> recordFromImage(const __tgt_device_image* image) {
   rec.elf.assign(elf->begin(), elf->end());
   rec.id = service::imageHash(rec.elf.data(), rec.elf.size());
   for (auto* e = image->EntriesBegin; e != image->EntriesEnd; ++e)
-    rec.entries.push_back({e->name ? e->name : "", e->size, e->flags});
+    rec.entries.push_back({e->name ? e->name : "", e->size, e->flags, reinterpret_cast<uint64_t>(e->addr)});
   return rec;
 }
 

@@ -15,7 +15,7 @@ std::vector<uint8_t> packImage(const ImageRecord& image) {
   std::vector<uint8_t> out;
   comm::WireWriter w(out);
   w.put<uint32_t>(static_cast<uint32_t>(image.entries.size()));
-  for (const auto& e : image.entries) w.str(e.name).put(e.size).put(e.flags);
+  for (const auto& e : image.entries) w.str(e.name).put(e.size).put(e.flags).put(e.hostAddr);
   w.put<uint64_t>(image.elf.size()).bytes(image.elf.data(), image.elf.size());
   return out;
 }
@@ -25,14 +25,14 @@ Result<ImageRecord> unpackImage(uint64_t id, const uint8_t* data, size_t len) {
   ImageRecord img;
   img.id = id;
   uint32_t n = 0;
-  // Each entry takes at least 16 bytes (name length, size, flags): a count the payload cannot
-  // hold is refused before the table is allocated (up to 48 MiB for a 4-byte claim).
-  constexpr size_t kMinEntryBytes = sizeof(uint32_t) + sizeof(uint64_t) + sizeof(int32_t);
+  // Each entry takes at least 24 bytes (name length, size, flags, host address): a count the
+  // payload cannot hold is refused before the table is allocated.
+  constexpr size_t kMinEntryBytes = sizeof(uint32_t) + 2 * sizeof(uint64_t) + sizeof(int32_t);
   if (!r.get(n) || n > 1u << 20 || n > r.remaining() / kMinEntryBytes)
     return Status(Errc::Protocol, "image " + hex(id) + ": bad entry count");
   img.entries.resize(n);
   for (auto& e : img.entries)
-    if (!r.str(e.name, 4096) || !r.get(e.size) || !r.get(e.flags))
+    if (!r.str(e.name, 4096) || !r.get(e.size) || !r.get(e.flags) || !r.get(e.hostAddr))
       return Status(Errc::Protocol, "image " + hex(id) + ": truncated entry table");
   uint64_t elfLen = 0;
   const uint8_t* p = nullptr;

@@ -19,6 +19,10 @@ struct ImageEntry {
   std::string name;
   uint64_t size = 0;   // 0 for kernels, the byte size for globals
   int32_t flags = 0;
+  // The entry's address in the host program. Under unified_shared_memory the stock plugin
+  // copies each global's host bytes (its reference pointer: where the host's variable lives)
+  // into the device's copy at load, so the serving rank must read them there.
+  uint64_t hostAddr = 0;
 };
 
 struct ImageRecord {

@@ -63,7 +63,7 @@ void removeStockPluginTempFiles() {
 }
 
 PluginBackend::PluginBackend(VendorPlugin* plugin, int pluginDeviceId, std::string label)
-    : plugin_(plugin), id_(pluginDeviceId), label_(std::move(label)) {}
+    : plugin_(plugin), id_(pluginDeviceId), label_(std::move(label)), loadActivity_("load_binary on " + label_) {}
 
 namespace {
 std::atomic<ClientMemory*> gClientMemory{nullptr};
@@ -99,24 +99,50 @@ Status PluginBackend::init(int64_t requiresFlags, int clientRank, bool canPage) 
   return {};
 }
 
-Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image, const std::vector<ImageEntry>& extra) {
-  // The stock plugin needs a non-NULL addr on each entry (it only tests it).
+// The plugin's view of the entries. It only tests a kernel's addr for NULL. Under
+// unified_shared_memory it also copies each global's bytes from its host address into the
+// device's copy (the reference pointer through which kernels reach the host's variable), so
+// globals keep their host address there and the load runs with rank 0's pages in reach.
+std::vector<__tgt_offload_entry> PluginBackend::pluginEntries(const ImageRecord& image,
+                                                              const std::vector<ImageEntry>& extra) const {
   std::vector<__tgt_offload_entry> entries(image.entries.size() + extra.size());
   for (size_t i = 0; i < entries.size(); ++i) {
-    const ImageEntry& e = i < image.entries.size() ? image.entries[i] : extra[i - image.entries.size()];
-    entries[i].addr = reinterpret_cast<void*>(1);
+    bool own = i < image.entries.size();
+    const ImageEntry& e = own ? image.entries[i] : extra[i - image.entries.size()];
+    bool hostBytes = own && e.size != 0 && e.hostAddr != 0 && pagerMode_ == hostpager::Mode::Unified;
+    entries[i].addr = reinterpret_cast<void*>(hostBytes ? e.hostAddr : 1);
     entries[i].name = const_cast<char*>(e.name.c_str());
     entries[i].size = e.size;
     entries[i].flags = e.flags;
   }
+  return entries;
+}
+
+__tgt_target_table* PluginBackend::loadInPlugin(__tgt_device_image& img, Status& paging) {
+  __tgt_target_table* table = nullptr;
+  auto load = [&]() -> Status {
+    table = plugin_->loadBinary(id_, &img);
+    return {};
+  };
+  setActivity(loadActivity_.c_str());
+  bool unified = pagerHost_ && pagerMode_ == hostpager::Mode::Unified;
+  paging = unified ? hostpager::run(pagerHost_, pagerMode_, load) : load();
+  clearActivity();
+  return table;
+}
+
+Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image, const std::vector<ImageEntry>& extra) {
+  std::vector<__tgt_offload_entry> entries = pluginEntries(image, extra);
   auto* bytes = const_cast<uint8_t*>(image.elf.data());
   __tgt_device_image img{bytes, bytes + image.elf.size(), entries.data(), entries.data() + entries.size()};
   if (!plugin_->isValidBinary(&img))
     return Status(Errc::LoadFailed, "the image is not one " + label_ + " can run");
   std::set<std::string> before = loadedImagePaths();
-  __tgt_target_table* table = plugin_->loadBinary(id_, &img);
+  Status paging;
+  __tgt_target_table* table = loadInPlugin(img, paging);
   if (table) (void)hookNewImages(before);  // device-query routines answer for the job (image_hooks.h)
   removeStockPluginTempFiles();
+  if (!paging) return paging;
   if (!table) return Status(Errc::LoadFailed, loadFailureReason(image));
   size_t n = static_cast<size_t>(table->EntriesEnd - table->EntriesBegin);
   if (n != entries.size())

@@ -46,11 +46,14 @@ class PluginBackend {
     std::string activity;  // "kernel NAME on LABEL", for crash reports
   };
   const Kernel* findKernel(uint64_t handle) const;
+  std::vector<__tgt_offload_entry> pluginEntries(const ImageRecord& image, const std::vector<ImageEntry>& extra) const;
+  __tgt_target_table* loadInPlugin(__tgt_device_image& img, Status& paging);
   void warnUnmapped(uint64_t handle, const Kernel& k, const hostpager::RunStats& paged);
 
   VendorPlugin* plugin_;
   int id_;
   std::string label_;
+  std::string loadActivity_;  // "load_binary on LABEL", for crash reports
   bool initialized_ = false;
   pid_t pagerHost_ = 0;  // the client process whose pages kernels may see, or 0
   hostpager::Mode pagerMode_ = hostpager::Mode::Lenient;

@@ -55,7 +55,9 @@ TEST(ChannelTransport, ControlMessagesArriveInOrderWithTheirSource) {
     EXPECT_EQ((*in)->source, 0);
     auto msg = decode((*in)->data, (*in)->len);
     EXPECT_TRUE(msg.isOk());
-    if (msg.isOk()) EXPECT_EQ(msg->header.seq, next++);
+    if (msg.isOk()) {
+      EXPECT_EQ(msg->header.seq, next++);
+    }
     EXPECT_TRUE(p.server->release(**in).isOk());
     return next == 300;
   });

@@ -16,7 +16,7 @@ ImageRecord sampleImage() {
   ImageRecord r;
   r.elf = tinyElf();
   r.id = imageHash(r.elf.data(), r.elf.size());
-  r.entries = {{"__omp_offloading_10_2_main_l5", 0, 0}, {"counter", 4, 0}, {"ctor", 0, 2}};
+  r.entries = {{"__omp_offloading_10_2_main_l5", 0, 0}, {"counter", 4, 0, 0x7ffd12345678}, {"ctor", 0, 2}};
   return r;
 }
 
@@ -29,6 +29,7 @@ TEST(Image, PackUnpackRoundTrip) {
   ASSERT_EQ(back->entries.size(), 3u);
   EXPECT_EQ(back->entries[0].name, "__omp_offloading_10_2_main_l5");
   EXPECT_EQ(back->entries[1].size, 4u);
+  EXPECT_EQ(back->entries[1].hostAddr, 0x7ffd12345678u);  // read under unified_shared_memory
   EXPECT_EQ(back->entries[2].flags, 2);
 }
 
@@ -54,7 +55,7 @@ TEST(Image, TruncatedPayloadIsDetected) {
 // (a 4-byte claim of 2^20 entries allocated and zeroed 48 MiB).
 TEST(Image, EntryCountBeyondThePayloadIsRefused) {
   ImageRecord r = sampleImage();
-  r.entries.assign(5, ImageEntry{});  // nameless: 16 bytes each, the least an entry takes
+  r.entries.assign(5, ImageEntry{});  // nameless: 24 bytes each, the least an entry takes
   auto packed = packImage(r);
   EXPECT_TRUE(unpackImage(r.id, packed.data(), packed.size()).isOk());
   for (uint32_t claim : {1000u, 1u << 20}) {
