@@ -34,7 +34,7 @@ typedef struct bench_ctx {
   int nsizes;
   size_t max_size;
   FILE* out;                 /* JSON lines */
-  unsigned char* host_buf;   /* max_size bytes, page-aligned and touched */
+  unsigned char* host_buf;   /* max_size bytes, page-aligned and touched (4 KiB more behind them) */
   bench_layout layout;
   long checks, failures;     /* validation */
 } bench_ctx;
@@ -53,6 +53,7 @@ int device_count(void);
 void run_empty_region(bench_ctx* ctx);    /* (a) */
 void run_map_latency(bench_ctx* ctx);     /* (b) latency */
 void run_map_bandwidth(bench_ctx* ctx);   /* (b) bandwidth */
+void run_offset_bandwidth(bench_ctx* ctx); /* (b) bandwidth, host data at other page offsets */
 void run_device_copies(bench_ctx* ctx);   /* (c) */
 void run_nowait_rate(bench_ctx* ctx);     /* (d) */
 

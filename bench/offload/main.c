@@ -69,9 +69,11 @@ static int setup(bench_ctx* ctx, const char* out_path) {
   if (!ctx->out) return fprintf(stderr, "ferry_offload_bench: cannot write %s\n", out_path), -1;
   /* Page-aligned and touched, as OSU's buffers are, so first-touch costs stay out. */
   void* p = NULL;
-  if (posix_memalign(&p, 4096, ctx->max_size) != 0) return fprintf(stderr, "ferry_offload_bench: out of memory\n"), -1;
+  /* 4 KiB more for the offset sweep, which moves the buffer's start within its page. */
+  if (posix_memalign(&p, 4096, ctx->max_size + 4096) != 0)
+    return fprintf(stderr, "ferry_offload_bench: out of memory\n"), -1;
   ctx->host_buf = p;
-  memset(ctx->host_buf, 1, ctx->max_size);
+  memset(ctx->host_buf, 1, ctx->max_size + 4096);
   return layout_pick(ctx);
 }
 
@@ -90,6 +92,7 @@ int main(int argc, char** argv) {
   run_empty_region(&ctx);
   run_map_latency(&ctx);
   run_map_bandwidth(&ctx);
+  run_offset_bandwidth(&ctx);
   run_device_copies(&ctx);
   run_nowait_rate(&ctx);
   fprintf(ctx.out, "{\"validation\":{\"checks\":%ld,\"failures\":%ld}}\n", ctx.checks, ctx.failures);

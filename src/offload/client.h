@@ -71,7 +71,8 @@ class Client {
   bool isShutDown() const { return shutDown_.load(); }
 
   // client_data.cpp
-  Result<void*> allocate(int id, int64_t size, int32_t kind);
+  // `hostPtr`: the host data the block will hold (or NULL), whose page offset it takes.
+  Result<void*> allocate(int id, int64_t size, int32_t kind, const void* hostPtr = nullptr);
   Status free(int id, void* ptr, int32_t kind);
   Status submit(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);
   Status retrieve(int id, void* dst, const void* src, int64_t size, AsyncQueue& q);

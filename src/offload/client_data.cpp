@@ -75,7 +75,7 @@ Result<int> Client::remoteDeviceHolding(uint64_t addr, uint64_t len, int near, c
   return found;
 }
 
-Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
+Result<void*> Client::allocate(int id, int64_t size, int32_t kind, const void* hostPtr) {
   RemoteDevice& d = *devices_[id];
   // omp_target_alloc takes a size_t, which libomptarget passes on as int64_t: a negative
   // size here asked for 8 EiB or more, most often a negative count converted to size_t.
@@ -108,7 +108,7 @@ Result<void*> Client::allocate(int id, int64_t size, int32_t kind) {
     return Status(Errc::Unsupported, "shared (host and device) memory cannot span processes: " + where(id) +
                                          " is served by another rank; use device memory and omp_target_memcpy");
   if (!d.heap) return allocateOnServer(id, size, kind);
-  auto addr = d.heap->allocate(static_cast<uint64_t>(size));
+  auto addr = d.heap->allocate(static_cast<uint64_t>(size), reinterpret_cast<uint64_t>(hostPtr));
   if (!addr)
     return Status(Errc::OutOfMemory,
                   "allocation of " + parse::formatSize(size) + " on " + where(id) + " does not fit: the device has " +

@@ -25,20 +25,37 @@ void DeviceAllocator::eraseFree(std::map<uint64_t, uint64_t>::iterator it) {
   freeByAddr_.erase(it);
 }
 
-std::optional<uint64_t> DeviceAllocator::allocate(uint64_t size) {
+std::optional<uint64_t> DeviceAllocator::carve(uint64_t need, std::optional<uint64_t> pageGoal) {
+  auto gapFor = [&](uint64_t addr) { return pageGoal ? (*pageGoal - addr) & (kPage - 1) : 0; };
+  // Best fit among the blocks that can hold `need` at the goal; a few candidates are tried,
+  // then the smallest block large enough whatever its offset.
+  auto fit = freeBySize_.lower_bound(need);
+  for (int tries = 0; fit != freeBySize_.end() && tries < 8; ++fit, ++tries)
+    if (fit->first >= gapFor(fit->second) + need) break;
+  if (fit != freeBySize_.end() && fit->first < gapFor(fit->second) + need) fit = freeBySize_.lower_bound(need + kPage);
+  if (fit == freeBySize_.end()) return std::nullopt;
+  uint64_t addr = fit->second, blockSize = fit->first, gap = gapFor(addr);
+  eraseFree(freeByAddr_.find(addr));
+  if (gap) insertFree(addr, gap);
+  if (blockSize > gap + need) insertFree(addr + gap + need, blockSize - gap - need);
+  return addr + gap;
+}
+
+std::optional<uint64_t> DeviceAllocator::allocate(uint64_t size, uint64_t hostOffset) {
   if (size == 0) size = 1;  // like malloc(0): a unique address
   if (size > size_) return std::nullopt;
-  uint64_t need = (size + kAlignment - 1) / kAlignment * kAlignment;
+  bool paged = size >= kPage;  // below a page, copies do not stall
+  hostOffset = paged ? hostOffset % kPage : 0;
+  uint64_t inset = hostOffset % kAlignment;
+  uint64_t need = (size + inset + kAlignment - 1) / kAlignment * kAlignment;
   std::lock_guard lock(mutex_);
-  auto fit = freeBySize_.lower_bound(need);
-  if (fit == freeBySize_.end()) return std::nullopt;
-  uint64_t addr = fit->second, blockSize = fit->first;
-  eraseFree(freeByAddr_.find(addr));
-  if (blockSize > need) insertFree(addr + need, blockSize - need);
-  live_[addr] = need;
+  auto start = carve(need, paged ? std::optional<uint64_t>(hostOffset - inset) : std::nullopt);
+  if (!start) return std::nullopt;
+  live_[*start] = need;
+  if (inset) inset_[*start] = inset;
   used_ += need;
   retained_ -= std::min(retained_, need);
-  return addr;
+  return *start + inset;
 }
 
 bool DeviceAllocator::retain(uint64_t size, uint64_t budget) {
@@ -48,10 +65,15 @@ bool DeviceAllocator::retain(uint64_t size, uint64_t budget) {
   return true;
 }
 
-uint64_t DeviceAllocator::free(uint64_t addr) {
+uint64_t DeviceAllocator::free(uint64_t address) {
   std::lock_guard lock(mutex_);
+  uint64_t addr = address / kAlignment * kAlignment;
   auto it = live_.find(addr);
   if (it == live_.end()) return 0;
+  auto inset = inset_.find(addr);
+  uint64_t offset = inset == inset_.end() ? 0 : inset->second;
+  if (address - addr != offset) return 0;
+  if (inset != inset_.end()) inset_.erase(inset);
   uint64_t size = it->second;
   live_.erase(it);
   used_ -= size;
@@ -72,7 +94,7 @@ uint64_t DeviceAllocator::free(uint64_t addr) {
     }
   }
   insertFree(start, len);
-  return size;
+  return size - offset;
 }
 
 bool DeviceAllocator::contains(uint64_t addr, uint64_t len) const {

@@ -157,7 +157,7 @@ FERRY_EXPORT __tgt_target_table* __tgt_rtl_load_binary(int32_t id, __tgt_device_
 FERRY_EXPORT void* __tgt_rtl_data_alloc(int32_t id, int64_t size, void* hostPtr, int32_t kind) {
   TraceCall traced("data_alloc", id, size);
   if (!validDevice(id, "data_alloc")) return nullptr;
-  auto p = client().allocate(id, size, kind);
+  auto p = client().allocate(id, size, kind, hostPtr);
   if (p) return *p;
   report(p.status(), "data_alloc", id);
   return nullptr;

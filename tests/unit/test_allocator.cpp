@@ -75,7 +75,8 @@ TEST(DeviceAllocator, RandomWorkloadKeepsBlocksDisjoint) {
   for (int i = 0; i < 20000; ++i) {
     if (live.empty() || rng() % 3 != 0) {
       uint64_t n = 1 + rng() % 70000;
-      auto p = a.allocate(n);
+      uint64_t hostOffset = rng() % 2 ? (rng() % 4096) / 16 * 16 : 0;  // malloc'd data, or page-aligned
+      auto p = a.allocate(n, hostOffset);
       if (!p) continue;
       auto next = live.lower_bound(*p);
       if (next != live.end()) {
@@ -84,6 +85,9 @@ TEST(DeviceAllocator, RandomWorkloadKeepsBlocksDisjoint) {
       if (next != live.begin()) {
         auto prev = std::prev(next);
         ASSERT_LE(prev->first + prev->second, *p) << "overlaps the previous block";
+      }
+      if (n >= DeviceAllocator::kPage) {
+        ASSERT_EQ(*p % DeviceAllocator::kPage, hostOffset);
       }
       live[*p] = n;
     } else {
@@ -95,6 +99,39 @@ TEST(DeviceAllocator, RandomWorkloadKeepsBlocksDisjoint) {
   }
   for (auto& [p, n] : live) a.free(p);
   EXPECT_EQ(a.largestFree(), 64u << 20) << "everything coalesces back";
+}
+
+// Blocks of a page or more take the host data's offset in its page, so that copies between
+// them run at distance 0 (docs/performance.md, "Copies"); the bytes skipped stay usable.
+TEST(DeviceAllocator, LargeBlocksTakeTheHostPageOffset) {
+  DeviceAllocator a(kBase, 1 << 20);
+  auto big = a.allocate(2 * 4096, 16);  // a malloc'd buffer starts 16 bytes into its page
+  ASSERT_TRUE(big);
+  EXPECT_EQ(*big % 4096, 16u);
+  EXPECT_TRUE(a.contains(*big, 2 * 4096));
+  auto odd = a.allocate(5000, 4095 - 63);  // an offset that is no multiple of 64
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(*odd % 4096, 4032u);
+  auto small = a.allocate(100, 16);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(*small % DeviceAllocator::kAlignment, 0u) << "below a page the offset is not taken";
+  EXPECT_EQ(a.free(*big + 16), 0u) << "not an address allocate() returned";
+  EXPECT_EQ(a.free(*big), 2u * 4096 + 48) << "the bytes from the address to its block's end (64-byte granules)";
+  EXPECT_EQ(a.free(*big), 0u) << "double free";
+  EXPECT_GE(a.free(*odd), 5000u);
+  a.free(*small);
+  EXPECT_EQ(a.used(), 0u);
+  EXPECT_EQ(a.largestFree(), 1u << 20) << "the skipped bytes coalesce back";
+}
+
+// A heap that fits a block only with its offset's gap: the fit takes it; one byte less fails.
+TEST(DeviceAllocator, OffsetBlocksFitExactly) {
+  DeviceAllocator a(kBase, 4 * 4096);
+  auto p = a.allocate(3 * 4096, 64);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p, kBase + 64);
+  EXPECT_FALSE(a.allocate(4096, 0)) << "what is left is the 64-byte gap and 4 KiB - 64";
+  EXPECT_TRUE(a.allocate(4096 - 64, 0));
 }
 
 }  // namespace

@@ -47,13 +47,24 @@ TargetResult emptyRegion(const std::vector<DerivedRow>& rows) {
   return t;
 }
 
-TargetResult mapBandwidth(const std::vector<DerivedRow>& rows, const char* test, const char* what) {
-  TargetResult t{std::string(what) + " bandwidth >= 90% of MPI bandwidth at >= 1 MiB", "not measured"};
-  Worst w = worstLarge(rows, test, [](const DerivedRow& r) { return r.ratioMpi.median; });
-  if (w.sizes == 0) return t;
+// `tests` are the same direction with the host data at several page offsets (the first:
+// page-aligned); the target holds for the worst of them.
+TargetResult mapBandwidth(const std::vector<DerivedRow>& rows, const std::vector<std::string>& tests,
+                          const char* what) {
+  TargetResult t{std::string(what) + " bandwidth >= 90% of MPI bandwidth at >= 1 MiB, host data page-aligned or not",
+                 "not measured"};
+  Worst worst;
+  std::string where;
+  for (const auto& test : tests) {
+    Worst w = worstLarge(rows, test, [](const DerivedRow& r) { return r.ratioMpi.median; });
+    if (w.sizes == 0) continue;
+    worst.sizes += w.sizes;
+    if (std::isnan(worst.ratio) || w.ratio < worst.ratio) worst.ratio = w.ratio, worst.size = w.size, where = test;
+  }
+  if (worst.sizes == 0) return t;
   t.measuredAtAll = true;
-  t.met = w.ratio >= 0.9;
-  t.measured = worstText(w, "MPI");
+  t.met = worst.ratio >= 0.9;
+  t.measured = worstText(worst, "MPI") + " in " + where;
   return t;
 }
 
@@ -104,7 +115,9 @@ long long bytesThroughRank0(const std::vector<Pair>& reps, const std::string& te
 }
 
 std::vector<TargetResult> evaluateTargets(const std::vector<DerivedRow>& rows, const std::vector<Pair>& reps) {
-  return {emptyRegion(rows), mapBandwidth(rows, "map_to_bw", "map(to)"), mapBandwidth(rows, "map_from_bw", "map(from)"),
+  return {emptyRegion(rows),
+          mapBandwidth(rows, {"map_to_bw", "map_to_bw_at16", "map_to_bw_at1001"}, "map(to)"),
+          mapBandwidth(rows, {"map_from_bw", "map_from_bw_at16", "map_from_bw_at1001"}, "map(from)"),
           remoteCopy(rows, reps), sameNodeCopy(rows, reps)};
 }
 
