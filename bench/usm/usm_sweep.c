@@ -4,7 +4,9 @@
  * Under the stock host plugin that is plain memory; under Ferry, a device of another rank
  * pages it in on first touch and writes back what changed (src/service/host_pager.h), so the
  * cost depends on how many pages a kernel touches and in what order. Each pattern below is
- * one kernel over a host buffer; the program prints one CSV line per pattern:
+ * one kernel over a host buffer (the byte patterns add 1 to bytes; the double patterns change
+ * most bytes of each element but not all, as arithmetic on doubles does: the exponent byte
+ * stays); the program prints one CSV line per pattern:
  *   pattern,bytes,stride,pages_touched,best_ms,median_ms
  * and checks every byte the kernels changed (exit 1 on a mismatch). run_usm.py runs it with
  * the stock plugin and under `ferry run`, and reports Ferry / stock. */
@@ -15,18 +17,23 @@
 
 #pragma omp requires unified_shared_memory
 
+typedef enum { BYTES, SCALE, TRIAD } kind;
+
 typedef struct {
   const char* name;
-  size_t bytes;
-  size_t stride; /* the kernel adds 1 to every stride-th byte */
+  size_t bytes;  /* all the arrays the kernel touches */
+  size_t stride; /* BYTES: the kernel adds 1 to every stride-th byte; else 8, an element */
+  kind kind;
 } pattern;
 
 static const pattern kPatterns[] = {
-    {"one_page", 4096, 1},          /* the fixed cost of a kernel that touches host memory */
-    {"rewrite_1M", 1 << 20, 1},     /* every byte: a sweep */
-    {"rewrite_16M", 16 << 20, 1},
-    {"byte_per_page_16M", 16 << 20, 4096},    /* a sweep that does little per page */
-    {"byte_per_64K_16M", 16 << 20, 65536},    /* scattered: one page in 16 */
+    {"one_page", 4096, 1, BYTES},          /* the fixed cost of a kernel that touches host memory */
+    {"rewrite_1M", 1 << 20, 1, BYTES},     /* every byte: a sweep */
+    {"rewrite_16M", 16 << 20, 1, BYTES},
+    {"byte_per_page_16M", 16 << 20, 4096, BYTES},    /* a sweep that does little per page */
+    {"byte_per_64K_16M", 16 << 20, 65536, BYTES},    /* scattered: one page in 16 */
+    {"scale_doubles_1M", 1 << 20, 8, SCALE},          /* x[i] *= s: 7 of 8 bytes change */
+    {"triad_doubles_3x4M", 12 << 20, 8, TRIAD},       /* STREAM's a[i] = b[i] + s * c[i] */
 };
 
 static int cmp(const void* a, const void* b) {
@@ -40,7 +47,55 @@ static void sweep(unsigned char* buf, size_t bytes, size_t stride) {
   for (size_t i = 0; i < bytes; i += stride) buf[i] += 1;
 }
 
+/* One kernel over doubles: SCALE rewrites x (n elements); TRIAD writes x from the two arrays
+ * that follow it. `s` differs per call, so that every call changes the elements. */
+static void doubles(double* x, size_t n, kind k, double s) {
+  double *b = x + n, *c = x + 2 * n;
+  if (k == SCALE) {
+#pragma omp target
+    for (size_t i = 0; i < n; ++i) x[i] *= s;
+  } else {
+#pragma omp target
+    for (size_t i = 0; i < n; ++i) x[i] = b[i] + s * c[i];
+  }
+}
+
+static double factor(int call) { return 1.0 + 1e-7 * (call + 1); }
+
+/* The double patterns: the kernels, then the host's own arithmetic over a copy of the
+ * starting values, which must agree bit for bit (the same x86_64 code on both sides). */
+static size_t run_doubles(const pattern* p, int reps, double* ms) {
+  size_t arrays = p->kind == TRIAD ? 3 : 1, n = p->bytes / sizeof(double) / arrays;
+  double* x = malloc(p->bytes);
+  double* want = malloc(p->bytes);
+  if (!x || !want) return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), (size_t)-1;
+  for (size_t i = 0; i < n * arrays; ++i) x[i] = 1000.0 + (double)(i % 977) * 0.37;
+  memcpy(want, x, p->bytes);
+  for (int call = 0; call <= reps; ++call) { /* call 0: the warm-up */
+    double t = omp_get_wtime();
+    doubles(x, n, p->kind, factor(call));
+    if (call) ms[call - 1] = (omp_get_wtime() - t) * 1e3;
+    for (size_t i = 0; i < n; ++i) want[i] = p->kind == SCALE ? want[i] * factor(call) : want[n + i] + factor(call) * want[2 * n + i];
+  }
+  size_t bad = 0;
+  for (size_t i = 0; i < n * arrays; ++i) bad += memcmp(&x[i], &want[i], sizeof(double)) != 0;
+  free(x);
+  free(want);
+  return bad;
+}
+
 static int run(const pattern* p, int reps) {
+  if (p->kind != BYTES) {
+    double* ms = malloc(sizeof(double) * (size_t)reps);
+    if (!ms) return -1;
+    size_t bad = run_doubles(p, reps, ms);
+    qsort(ms, (size_t)reps, sizeof(double), cmp);
+    printf("%s,%zu,%zu,%zu,%.4f,%.4f\n", p->name, p->bytes, p->stride, (p->bytes + 4095) / 4096, ms[0], ms[reps / 2]);
+    fflush(stdout);
+    free(ms);
+    if (bad) fprintf(stderr, "ferry_usm_sweep: %s: %zu elements wrong after the kernels\n", p->name, bad);
+    return bad ? -1 : 0;
+  }
   unsigned char* buf = malloc(p->bytes);
   double* ms = malloc(sizeof(double) * (size_t)reps);
   if (!buf || !ms) return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), -1;

@@ -40,6 +40,7 @@ enum class Knob : uint16_t {
   DeviceOutput,
   UnmappedAccess,
   UsmFaultAround,
+  UsmWriteBack,
   // Binding of ranks and their threads (platform/binding.h; docs/hybrid.md).
   Bind,
   BindingReport,

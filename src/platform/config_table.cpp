@@ -85,6 +85,13 @@ constexpr KnobSpec kKnobTable[] = {
      "from that page on in one step (as far as rank 0 maps it and the serving rank does not), so "
      "a sweep faults once per this many bytes instead of once per 4 KiB page; scattered "
      "accesses still mirror one page each. 4K: one page per fault"},
+    {Knob::UsmWriteBack, "FERRY_USM_WRITE_BACK", KnobType::Enum, "words", "words|bytes", 0, 0, "service",
+     "Unified shared memory: how a kernel's changes go back to rank 0. words: each aligned 8-byte "
+     "word in which the kernel changed a byte is written whole, so arithmetic on doubles (which "
+     "leaves the exponent byte as it was) goes back in one run per page; a host thread that "
+     "writes another byte of such a word while the kernel runs loses that write. bytes: only "
+     "the bytes that changed, for char or short data that the host and a running kernel write "
+     "side by side; dense partial updates then cost one run per element (about 20x slower)"},
     // Collectives: Ferry's MPI_Allreduce (ferry_allreduce and the PMPI interposer).
     {Knob::Bind, "FERRY_BIND", KnobType::Enum, "auto", "auto|on|off", 0, 0, "bind",
      "Core binding of each rank and its OpenMP threads (ferry run, ferry bind; docs/hybrid.md): auto gives "

@@ -376,11 +376,23 @@ uint64_t firstDifference(const uint8_t* a, const uint8_t* b, uint64_t at) {
 }
 
 // Runs of bytes on their way back into rank 0's memory, sent IOV_MAX runs per system call
-// (process_vm_writev on the same node, the page courier from another).
+// (process_vm_writev on the same node, the page courier from another). A run that continues
+// the previous one on both sides joins it: mirror pages sit at rank 0's addresses, so a
+// kernel's changes over consecutive pages go back as one run.
 class RunWriter {
  public:
   explicit RunWriter(pid_t host) : host_(host) {}
   Status add(const uint8_t* from, uint64_t to, size_t len) {
+    if (!local_.empty()) {
+      iovec& l = local_.back();
+      iovec& r = remote_.back();
+      if (static_cast<uint8_t*>(l.iov_base) + l.iov_len == from &&
+          reinterpret_cast<uint64_t>(r.iov_base) + r.iov_len == to) {
+        l.iov_len += len;
+        r.iov_len += len;
+        return {};
+      }
+    }
     local_.push_back({const_cast<uint8_t*>(from), len});
     remote_.push_back({reinterpret_cast<void*>(to), len});
     return local_.size() == IOV_MAX ? flush() : Status();
@@ -408,22 +420,42 @@ class RunWriter {
   std::vector<iovec> local_, remote_;
 };
 
-// Queues the runs of `copy` (a page's bytes now) that differ from `twin` (as it was handed
-// to the kernel), for the page at `page` in rank 0.
+// Write-back granule in bytes (FERRY_USM_WRITE_BACK: 8 for words, 1 for bytes), set by
+// enable() before any kernel runs.
+std::atomic<uint32_t> gGranule{8};
+
+// Whether the granule at `at` differs between the two pages.
+bool granuleDiffers(const uint8_t* a, const uint8_t* b, uint64_t at, uint64_t granule) {
+  if (granule == 1) return a[at] != b[at];
+  uint64_t x, y;
+  std::memcpy(&x, a + at, 8);
+  std::memcpy(&y, b + at, 8);
+  return x != y;
+}
+
+// Queues the changes of `copy` (a page's bytes now) against `twin` (as it was handed to the
+// kernel), for the page at `page` in rank 0, in runs of whole granules: with 8-byte words,
+// every aligned word in which a byte changed goes back whole. Byte-exact runs cost one run
+// per element where arithmetic on doubles leaves the exponent byte as it was (131,072 runs
+// for 1 MiB, written back at 17 MB/s); a word holds one element of the common types, and the
+// bytes of a word that kept their value are written with that value. What words give up: a
+// host thread's write to another byte of such a word while the kernel runs
+// (docs/user-guide.md, "Unified shared memory"; FERRY_USM_WRITE_BACK=bytes keeps it).
 Status addChangedRuns(const uint8_t* copy, const uint8_t* twin, uint64_t page, RunWriter& writer, RunStats& stats) {
-  for (uint64_t at = firstDifference(copy, twin, 0); at < kPage;) {
-    uint64_t end = at + 1;
-    while (end < kPage && copy[end] != twin[end]) ++end;
+  const uint64_t granule = gGranule.load(std::memory_order_relaxed);
+  for (uint64_t at = firstDifference(copy, twin, 0) / granule * granule; at < kPage;) {
+    uint64_t end = at + granule;
+    while (end < kPage && granuleDiffers(copy, twin, end, granule)) end += granule;
     if (Status st = writer.add(copy + at, page + at, end - at); !st) return st;
     stats.bytesWritten += end - at;
     ++stats.runsWritten;
-    at = firstDifference(copy, twin, end);
+    at = firstDifference(copy, twin, end) / granule * granule;
   }
   return {};
 }
 
 // Writes back the bytes of each mirrored page that differ from its twin, run by run, so that
-// bytes no kernel changed are never overwritten. While another kernel may still write
+// granules no kernel changed are never overwritten. While another kernel may still write
 // (`othersRunning`, Mode::Lenient) each page is first copied aside and its twin set to that
 // copy, so that the next write-back finds what it writes after the copy; otherwise the pages
 // are stable and about to be dropped, and go back as they are.
@@ -527,6 +559,7 @@ Status enable(pid_t hostPid, Mode mode) {
   if (!gMirror.twins) return Status(Errc::OutOfMemory, "host pager: its tables are missing");
   uint64_t around = std::clamp<uint64_t>(config().size(Knob::UsmFaultAround) / kPage, 1, kChunkPages);
   gAroundPages.store(static_cast<uint32_t>(around), std::memory_order_relaxed);
+  gGranule.store(config().text(Knob::UsmWriteBack) == "bytes" ? 1 : 8, std::memory_order_relaxed);
   std::lock_guard lock(gRunMutex);
   Layouts layouts;
   if (Status st = readLayouts(hostPid, layouts); !st) return st;

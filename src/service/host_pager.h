@@ -4,7 +4,7 @@
 // addresses: its stack, heap and globals. A serving rank has none of that memory, so while
 // such a kernel runs, a fault on an address this process does not map is answered with rank
 // 0's page, read with CMA (a mirror page, filled before any thread can see it). When the
-// kernel ends, the bytes it changed, and only those, are written back to rank 0, and the
+// kernel ends, the 8-byte words it changed, and only those, are written back to rank 0, and the
 // mirror pages are dropped. A kernel therefore sees rank 0's memory as it was when the
 // kernel first touched each page (or, for a page a sweep mirrors ahead of the kernel,
 // FERRY_USM_FAULT_AROUND, when it touched the page that faulted), plus its own writes; rank 0

@@ -178,8 +178,9 @@ class HostProcess {
 class HostPagerRun : public ::testing::Test {
  protected:
   static constexpr uint64_t kPage = HostProcess::kPage;
-  void useFaultAround(const char* size) {
-    std::vector<std::string> env{std::string("FERRY_USM_FAULT_AROUND=") + size};
+  void useFaultAround(const char* size, const char* writeBack = "words") {
+    std::vector<std::string> env{std::string("FERRY_USM_FAULT_AROUND=") + size,
+                                 std::string("FERRY_USM_WRITE_BACK=") + writeBack};
     auto cfg = Config::fromEntries(env);
     ASSERT_TRUE(cfg.isOk()) << cfg.status().message();
     setGlobalConfigForTesting(*cfg);
@@ -198,7 +199,9 @@ class HostPagerRun : public ::testing::Test {
 
 // A sweep of 64 pages with 64 KiB fault-around: the first fault mirrors one page (nothing
 // says it is a sweep yet), each later one twice the run before it, up to 16 pages, the last
-// the 7 left before the end of the host's region. Only the bytes the kernel wrote go back.
+// the 7 left before the end of the host's region. Only the 8-byte words in which the kernel
+// changed a byte go back (FERRY_USM_WRITE_BACK=words), with the bytes around the change as
+// they were.
 TEST_F(HostPagerRun, ASweepFaultsOncePerWindowAndWritesBackOnlyWhatChanged) {
   useFaultAround("64K");
   HostProcess host(64);
@@ -212,13 +215,39 @@ TEST_F(HostPagerRun, ASweepFaultsOncePerWindowAndWritesBackOnlyWhatChanged) {
   EXPECT_EQ(mismatches, 0u);
   EXPECT_EQ(stats.pagesIn, 64u);
   EXPECT_EQ(stats.faults, 7u);  // pages 0, 1-2, 3-8, 9-24, 25-40, 41-56, 57-63
-  EXPECT_EQ(stats.bytesWritten, 2u);
+  EXPECT_EQ(stats.bytesWritten, 16u);  // two words
   EXPECT_EQ(stats.runsWritten, 2u);
   auto now = host.contents();
   ASSERT_EQ(now.size(), 64 * kPage);
   for (uint64_t i = 0; i < now.size(); ++i) {
     uint8_t want = i == 3 * kPage + 100 ? 0xEE : i == 40 * kPage + 7 ? 0xDD : HostProcess::pattern(i);
     ASSERT_EQ(now[i], want) << "offset " << i;
+  }
+}
+
+// Doubles rewritten in place, each keeping its exponent byte: with words the changes of a
+// page go back as one run; with bytes, as one run per element, and in both cases only the
+// elements the kernel changed are touched (the last one of each page is left alone).
+TEST_F(HostPagerRun, PartialElementUpdatesGoBackAsWholeWordsOrExactBytes) {
+  for (const char* mode : {"words", "bytes"}) {
+    useFaultAround("64K", mode);
+    HostProcess host(4);
+    ASSERT_GT(host.pid(), 0);
+    constexpr uint64_t kElems = kPage / 8 - 1;  // per page: all but the last word
+    RunStats stats = runKernel(host, [&](volatile uint8_t* mem) {
+      for (uint64_t p = 0; p < 4; ++p)
+        for (uint64_t e = 0; e < kElems; ++e)
+          for (uint64_t b = 0; b < 7; ++b) mem[p * kPage + e * 8 + b] ^= 0x5A;  // byte 7 kept
+    });
+    bool words = std::string(mode) == "words";
+    EXPECT_EQ(stats.runsWritten, words ? 4u : 4u * kElems) << mode;
+    EXPECT_EQ(stats.bytesWritten, words ? 4u * kElems * 8 : 4u * kElems * 7) << mode;
+    auto now = host.contents();
+    ASSERT_EQ(now.size(), 4 * kPage);
+    for (uint64_t i = 0; i < now.size(); ++i) {
+      bool changed = i % kPage < kElems * 8 && i % 8 < 7;
+      ASSERT_EQ(now[i], changed ? HostProcess::pattern(i) ^ 0x5A : HostProcess::pattern(i)) << mode << " offset " << i;
+    }
   }
 }
 

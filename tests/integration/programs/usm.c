@@ -106,25 +106,28 @@ static void target_alloc(int d) {
   omp_target_free(p, d);
 }
 
-/* Only the bytes a kernel changed go back: while a nowait kernel writes the even bytes of
- * a buffer, the host writes the odd ones, and neither loses the other's. (If the host
- * wrote before the kernel read the page, the test passes either way; the kernel runs for
- * tens of milliseconds after its first touch, so the host's writes mostly land inside it.) */
-static void interleaved_writers(int d) {
+/* Only what a kernel changed goes back: while a nowait kernel writes the even elements of a
+ * buffer, the host writes the odd ones, and neither loses the other's. Elements are 8-byte
+ * words by default (FERRY_USM_WRITE_BACK=words writes back whole words); single bytes where
+ * the run says FERRY_USM_WRITE_BACK=bytes. (If the host wrote before the kernel read the page,
+ * the test passes either way; the kernel runs for tens of milliseconds after its first touch,
+ * so the host's writes mostly land inside it.) */
+static void interleaved_writers(int d, size_t elem) {
   enum { BYTES = 8192 };
   unsigned char* buf = calloc(BYTES, 1);
 #pragma omp target device(d) nowait depend(out : buf[0])
   {
-    for (int i = 0; i < BYTES; i += 2) buf[i] = 1;
+    for (size_t i = 0; i < BYTES; i += 2 * elem) memset(buf + i, 1, elem);
     double t0 = omp_get_wtime();
     while (omp_get_wtime() - t0 < 0.05) {
     }
   }
   usleep(10000);
-  for (int i = 1; i < BYTES; i += 2) buf[i] = 2;
+  for (size_t i = elem; i < BYTES; i += 2 * elem) memset(buf + i, 2, elem);
 #pragma omp taskwait
-  for (int i = 0; i < BYTES; ++i) {
-    CHECK(buf[i] == (i % 2 ? 2 : 1), "device %d: byte %d is %d after the kernel and the host wrote", d, i, buf[i]);
+  for (size_t i = 0; i < BYTES; ++i) {
+    CHECK(buf[i] == (i / elem % 2 ? 2 : 1), "device %d: byte %zu is %d after the kernel and the host wrote %zu-byte elements",
+          d, i, buf[i], elem);
     if (failures) break;
   }
   free(buf);
@@ -138,7 +141,9 @@ int main(void) {
     linked_list(d);
     many_pages(d);
     target_alloc(d);
-    interleaved_writers(d);
+    interleaved_writers(d, 8);
+    const char* writeBack = getenv("FERRY_USM_WRITE_BACK");
+    if (writeBack && strcmp(writeBack, "bytes") == 0) interleaved_writers(d, 1);
   }
   /* Every device at once, each adding into its own part of one array. */
   static long parts[4096];
