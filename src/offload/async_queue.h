@@ -26,7 +26,8 @@ struct PendingReply {
   int peer = -1;
   int tag = 0;
   int device = -1;
-  std::string what;                      // "retrieve of 4 KiB from device 2", for errors
+  std::string what;                      // "data_retrieve", "synchronize after ...", for errors
+  uint64_t bytes = 0;                    // data_retrieve: its size (describe() says it)
   std::unique_ptr<comm::PostedReceive> recv;  // withdrawn if the reply is abandoned
   void* copyTo = nullptr;                // inline retrieve: where the bytes go
   uint64_t copyLen = 0;
@@ -35,6 +36,9 @@ struct PendingReply {
   bool replied = false;
   Status status;
   bool done() const { return replied && !pipe; }
+  // `what` with the size and the device, formatted only when a wait or an error needs it:
+  // every region's retrieve would otherwise format it.
+  std::string describe() const;
 };
 
 // A large host-to-device transfer that rank 0 is still sending.

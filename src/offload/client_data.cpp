@@ -226,10 +226,10 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
     return *to >= 0 ? submit(*to, dst, src, size, q) : copyInRank0(dst, src, n, q);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(src), n, "data_retrieve"); !st) return st;
   if (*to >= 0) return exchange(id, src, *to, dst, size, q);  // the "host" side is device memory (see submit)
-  if (std::string object = readOnlyObjectAt(reinterpret_cast<uint64_t>(dst), n); !object.empty())
+  if (const std::string* object = readOnlyObjectAt(reinterpret_cast<uint64_t>(dst), n))
     return Status(Errc::InvalidArgument,
                   "data_retrieve of " + parse::formatSize(n) + " from " + where(id) + " into host address " +
-                      hex(reinterpret_cast<uint64_t>(dst)) + ": that is read-only memory of " + object +
+                      hex(reinterpret_cast<uint64_t>(dst)) + ": that is read-only memory of " + *object +
                       " (a const global mapped 'from' or 'tofrom', or used in a region without 'declare target'? "
                       "map it 'to', or declare it with '#pragma omp declare target'); nothing was copied");
   const DeviceEntry& e = devices_[id]->entry;
@@ -239,9 +239,9 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   m.data.size = n;
   m.data.peer = transport_->self();
   counters_.deviceToHostBytes.fetch_add(n, std::memory_order_relaxed);
-  std::string what = "data_retrieve of " + parse::formatSize(n) + " from " + where(id);
   bool small = n <= eagerLimit();
-  PendingReply& r = expectReply(q, id, m.replyTag, 0, small ? n : 0, what);
+  PendingReply& r = expectReply(q, id, m.replyTag, 0, small ? n : 0, "data_retrieve");
+  r.bytes = n;
   if (small) {
     r.copyTo = dst;
     r.copyLen = n;

@@ -28,6 +28,11 @@ std::string AsyncQueue::syncWhat(int device) const {
   return what + " to device " + std::to_string(c.to);
 }
 
+std::string PendingReply::describe() const {
+  if (!bytes) return what;
+  return what + " of " + parse::formatSize(bytes) + " from device " + std::to_string(device);
+}
+
 namespace {
 
 void record(AsyncQueue& q, Status st) {
@@ -163,7 +168,7 @@ void Client::watchPeers(AsyncQueue& q, const char* what) {
     endJobForLostPeer(rank, st);
   };
   if (q.replies.empty()) watch(frontDevice(q), q.sends.empty() ? what : q.sends.front()->what);
-  for (const auto& r : q.replies) watch(r->device, r->what);
+  for (const auto& r : q.replies) watch(r->device, r->describe());
 }
 
 void Client::failDaemonWaits(AsyncQueue& q, int rank, const Status& st) {

@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -25,19 +26,31 @@ int collect(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+// Sorted by start. Segments of one process never overlap, so the one that can overlap a range
+// is the last that starts before its end.
 const std::vector<Segment>& segments() {
   static std::vector<Segment> all;
   static std::once_flag once;
-  std::call_once(once, [] { dl_iterate_phdr(collect, &all); });
+  std::call_once(once, [] {
+    dl_iterate_phdr(collect, &all);
+    std::sort(all.begin(), all.end(), [](const Segment& a, const Segment& b) { return a.start < b.start; });
+  });
   return all;
 }
 
 }  // namespace
 
-std::string readOnlyObjectAt(uint64_t addr, uint64_t len) {
-  for (const Segment& s : segments())
-    if (addr < s.end && addr + len > s.start) return s.object;
-  return "";
+const std::string* readOnlyObjectAt(uint64_t addr, uint64_t len) {
+  const auto& all = segments();
+  uint64_t end = addr + std::max<uint64_t>(len, 1);
+  auto it = std::lower_bound(all.begin(), all.end(), end, [](const Segment& s, uint64_t e) { return s.start < e; });
+  // Segments starting before `end`: the nearest may be short, an earlier one long (a RELRO
+  // segment inside a read-only PT_LOAD); a few steps back cover them.
+  for (int back = 0; it != all.begin() && back < 4; ++back) {
+    --it;
+    if (addr < it->end) return &it->object;
+  }
+  return nullptr;
 }
 
 }  // namespace ferry::offload

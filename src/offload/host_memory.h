@@ -11,7 +11,8 @@
 namespace ferry::offload {
 
 // The object (program or library path) whose read-only segments (text, rodata, RELRO) overlap
-// [addr, addr+len), or "" when none does. The segments are read once, at the first call.
-std::string readOnlyObjectAt(uint64_t addr, uint64_t len);
+// [addr, addr+len), or nullptr when none does. The segments are read once, at the first call,
+// and searched by address: every retrieve asks, so it must cost next to nothing.
+const std::string* readOnlyObjectAt(uint64_t addr, uint64_t len);
 
 }  // namespace ferry::offload
