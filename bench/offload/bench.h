@@ -51,6 +51,7 @@ int device_count(void);
 
 /* ---- sections: each runs over ctx->sizes and emits its figures ---- */
 void run_empty_region(bench_ctx* ctx);    /* (a) */
+void run_region_after_work(bench_ctx* ctx); /* (a) after 1 ms of host work */
 void run_map_latency(bench_ctx* ctx);     /* (b) latency */
 void run_map_bandwidth(bench_ctx* ctx);   /* (b) bandwidth */
 void run_offset_bandwidth(bench_ctx* ctx); /* (b) bandwidth, host data at other page offsets */

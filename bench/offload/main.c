@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
           ctx.mode == MODE_FERRY ? "ferry" : "stock", device_count(), l->host_dev, l->host_dev_rank, l->cross_src,
           l->cross_dst, l->same_src, l->same_dst, ctx.quick, ctx.validate, ctx.budget_s);
   run_empty_region(&ctx);
+  run_region_after_work(&ctx);
   run_map_latency(&ctx);
   run_map_bandwidth(&ctx);
   run_offset_bandwidth(&ctx);

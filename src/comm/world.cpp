@@ -1,5 +1,7 @@
 #include "comm/world.h"
 
+#include "platform/topology.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "platform/config.h"
 #include "platform/log.h"
 #include "platform/omp_registry.h"
+#include "platform/topology.h"
 #include "platform/parse.h"
 #include "platform/process.h"
 
@@ -229,6 +232,12 @@ Status World::finalize(LivenessResponder* responder) {
   MPI_Comm_free(&comm_);
   if (!ownsMpi_) return {};
   return mpiStatus(MPI_Finalize(), "MPI_Finalize");
+}
+
+bool World::machineOversubscribed() const {
+  int onMachine = 0;
+  for (const PeerInfo& p : peers_) onMachine += p.physNode == self().physNode ? 1 : 0;
+  return onMachine > nodeTopology().pus;
 }
 
 }  // namespace ferry::comm

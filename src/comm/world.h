@@ -55,6 +55,9 @@ class World {
   Path pathTo(int peer) const;
   // The path bytes take between two other ranks (a device-to-device copy rank 0 arranges).
   Path pathBetween(int a, int b) const;
+  // Whether this job runs more ranks on this physical machine than it has hardware threads:
+  // then waiting threads sleep between polls instead of only yielding.
+  bool machineOversubscribed() const;
 
   // Ends the job because `rank` stopped answering: MPI_Abort, after SIGKILL to that rank's
   // process where it runs on this machine. A stopped process ignores the SIGTERM a launcher

@@ -174,7 +174,11 @@ int servingRanksOnNode(const comm::World& w, bool rank0Serves) {
 [[noreturn]] void serveAndExit(Runtime& rt, std::vector<std::unique_ptr<service::LocalDevice>> devices,
                                std::vector<int> globalIds) {
   auto transport = std::make_unique<comm::MpiTransport>(*rt.world, comm::MpiTransport::Role::Server);
-  service::ServeOutcome out = service::serve(std::move(transport), std::move(devices), std::move(globalIds));
+  bool sleep = rt.world->machineOversubscribed();
+  log::info(log::Service, "rank %d: an idle server %s (%s)", rt.world->rank(), sleep ? "sleeps" : "polls",
+            sleep ? "more ranks than hardware threads on this machine" : "each rank of this machine has a core");
+  service::ServeOutcome out =
+      service::serve(std::move(transport), std::move(devices), std::move(globalIds), 0, {}, sleep);
   Status st = out.status;
   if (!st) {
     log::error(log::Service, "rank %d stops serving: %s", rt.world->rank(), st.message().c_str());

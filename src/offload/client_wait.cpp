@@ -11,6 +11,7 @@
 #include "offload/wait_report.h"
 #include "platform/backoff.h"
 #include "platform/clock.h"
+#include "platform/config.h"
 #include "platform/trace.h"
 #include "platform/log.h"
 #include "platform/parse.h"
@@ -197,7 +198,7 @@ Status Client::wait(AsyncQueue& q, const char* what) {
   if (Status st = flushQueue(q, true); !st) record(q, st);
   uint64_t traceStart = trace::enabled() ? nowNs() : 0;
   int traceDevice = q.idle() ? -1 : frontDevice(q);
-  Backoff backoff;
+  Backoff backoff(static_cast<uint64_t>(config().seconds(Knob::SpinTime) * 1e9), waitSleepUs_);
   bool pages = servesPages();
   while (true) {
     size_t before = q.replies.size() + q.sends.size();

@@ -1,5 +1,7 @@
 #include "service/server.h"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -39,7 +41,9 @@ Server::~Server() { transport_->stopReceiving(); }
 
 Status Server::run() {
   trace::nameThread("server");
-  Backoff backoff;
+  // Sleeps of the backoff end when asked, not up to 50 us later (the default timer slack).
+  prctl(PR_SET_TIMERSLACK, 1000UL);
+  Backoff backoff(static_cast<uint64_t>(config().seconds(Knob::SpinTime) * 1e9), sleepWhenIdle_ ? kIdleSleepUs : 0);
   // A serving rank also watches rank 0: if rank 0 vanishes without the launcher ending the
   // job (MPICH with -disable-auto-cleanup, srun without --kill-on-bad-exit), the server
   // must not wait for it forever.

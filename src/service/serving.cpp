@@ -44,9 +44,10 @@ void shutDownOpenMpRuntime() {
 }  // namespace
 
 ServeOutcome serve(std::unique_ptr<comm::Transport> transport, std::vector<std::unique_ptr<LocalDevice>> devices,
-                   std::vector<int> globalIds, uint64_t transferLimit, std::string limitSetting) {
+                   std::vector<int> globalIds, uint64_t transferLimit, std::string limitSetting, bool sleepWhenIdle) {
   Server server(std::move(transport), std::move(devices));
   server.setGlobalIds(std::move(globalIds));
+  server.setSleepWhenIdle(sleepWhenIdle);
   server.setTransferLimit(transferLimit, std::move(limitSetting));
   routeOutput(server);
   ServeOutcome out;

@@ -27,8 +27,10 @@ struct ServeOutcome {
 // (FERRY_DEVICE_OUTPUT=ordered) or straight to this process's stdout, a line at a time.
 // `transferLimit`: the largest image or transfer a client may send (0: none), named by
 // `limitSetting` in the error (a daemon's FERRY_SERVE_MAX_IMAGE).
+// `sleepWhenIdle`: Server::setSleepWhenIdle.
 ServeOutcome serve(std::unique_ptr<comm::Transport> transport, std::vector<std::unique_ptr<LocalDevice>> devices,
-                   std::vector<int> globalIds, uint64_t transferLimit = 0, std::string limitSetting = {});
+                   std::vector<int> globalIds, uint64_t transferLimit = 0, std::string limitSetting = {},
+                   bool sleepWhenIdle = true);
 
 // A server on a thread of a process that runs main too (rank 0's own devices,
 // FERRY_RANK0_DEVICES). A server that stops with an error calls `endJob` (which does not

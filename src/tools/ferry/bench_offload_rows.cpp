@@ -65,6 +65,8 @@ DerivedRow derive(const RowSpec& spec, uint64_t size, const std::vector<Pair>& r
 const std::vector<RowSpec>& offloadRows() {
   static const std::vector<RowSpec> rows = {
       {"empty", "(a) empty target region, round trip", Kind::Latency, MpiRef::RoundTrip, "MPI: ping-pong of 1 B"},
+      {"empty_after_work", "(a) empty target region after 1 ms of host work (median of single regions)",
+       Kind::Latency, MpiRef::RoundTrip, "MPI: ping-pong of 1 B (back to back)"},
       {"map_to_lat", "(b) map(to) region latency: alloc, copy in, launch, free", Kind::Latency, MpiRef::OneWay, kOneWay},
       {"map_from_lat", "(b) map(from) region latency: alloc, launch, copy out, free", Kind::Latency, MpiRef::OneWay,
        kOneWay},
