@@ -31,8 +31,10 @@ constexpr KnobSpec kKnobTable[] = {
      "While waiting on a peer, probe its liveness this often (at most a quarter of FERRY_TIMEOUT apart, whatever "
      "this says)"},
     {Knob::SpinTime, "FERRY_SPIN_TIME", KnobType::Duration, "50us", nullptr, 0, 10000, "comm",
-     "How long a waiting thread busy-polls before it yields and then sleeps with backoff; "
-     "0 yields at once (best when ranks outnumber cores; the allreduce then uses 0 whatever this says)"},
+     "How long a waiting thread busy-polls before it yields; offload waits and serving ranks "
+     "then go on yielding, and sleep with backoff (up to 1 ms) only where the job runs more ranks "
+     "on a machine than it has hardware threads; 0 yields at once (best when ranks outnumber "
+     "cores; the allreduce then uses 0 whatever this says)"},
     {Knob::VirtualNodes, "FERRY_VIRTUAL_NODES", KnobType::Int, "1", nullptr, 1, 4096, "comm",
      "Split the ranks of each physical node into this many virtual nodes (contiguous blocks of "
      "node-local ranks) so that inter-node paths run on one machine"},
