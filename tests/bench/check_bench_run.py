@@ -25,8 +25,9 @@ import re
 import subprocess
 import sys
 
-OFFLOAD_TESTS = ["empty", "map_to_lat", "map_from_lat", "map_tofrom_lat", "map_to_bw", "map_from_bw",
-                 "map_tofrom_bw", "d2d_cross_bw", "d2d_same_bw", "nowait_rate"]
+OFFLOAD_TESTS = ["empty", "empty_after_work", "map_to_lat", "map_from_lat", "map_tofrom_lat", "map_to_bw",
+                 "map_from_bw", "map_tofrom_bw", "map_to_bw_at16", "map_from_bw_at16", "map_to_bw_at1001",
+                 "map_from_bw_at1001", "d2d_cross_bw", "d2d_same_bw", "nowait_rate"]
 COLUMNS = r"size +Ferry +min-max +MPI +Ferry/MPI +min-max +stock +Ferry/stock +floor +Ferry/floor"
 
 
