@@ -69,7 +69,7 @@ def check_offload(c, out, out_dir):
              "zero bytes through rank 0 (same-node copies)")
     c.expect(re.search(r"Validation: [1-9]\d* data checks in \d+ runs, all passed", out), "validation summary")
     c.expect(re.search(r"^command: |  command: .*ferry bench offload", out, re.M), "the reproducing command")
-    c.expect(re.search(r"Targets \(issue 3", out), "the targets")
+    c.expect(re.search(r"Targets \(issues 3 and 31", out), "the targets")
     rows = read_rows(c, out_dir, "offload.csv")
     if rows is None:
         return

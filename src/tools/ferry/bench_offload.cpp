@@ -144,7 +144,7 @@ void printCounters(const std::vector<Pair>& reps) {
 }
 
 void printTargets(const std::vector<TargetResult>& targets) {
-  std::printf("\nTargets (issue 3; benchmark figures, not tests: medians of per-repetition ratios)\n");
+  std::printf("\nTargets (issues 3 and 31; benchmark figures, not tests: medians of per-repetition ratios)\n");
   for (const auto& t : targets)
     std::printf("  %-8s %s\n           %s\n", t.measuredAtAll ? (t.met ? "met" : "NOT MET") : "-", t.name.c_str(),
                 t.measured.c_str());

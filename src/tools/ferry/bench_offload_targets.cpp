@@ -49,6 +49,32 @@ TargetResult emptyRegion(const std::vector<DerivedRow>& rows) {
 
 // `tests` are the same direction with the host data at several page offsets (the first:
 // page-aligned); the target holds for the worst of them.
+// Issue 31: a region against its floor, the stock plugin's in-process region plus the raw
+// MPI round trip of the same run (`test` at its smallest measured size).
+TargetResult againstFloor(const std::vector<DerivedRow>& rows, const char* test, const char* what, double limit) {
+  TargetResult t{std::string(what) + " <= " + number(limit) + "x the floor (stock region + MPI round trip)",
+                 "not measured"};
+  const DerivedRow* smallest = nullptr;
+  for (const auto& r : rows)
+    if (test == std::string(r.spec->test) && r.ratioFloor.valid() && (!smallest || r.size < smallest->size)) smallest = &r;
+  if (!smallest) return t;
+  t.measuredAtAll = true;
+  t.met = smallest->ratioFloor.median <= limit;
+  t.measured = times(smallest->ratioFloor.median) + " at " + (smallest->size ? bytesLabel(smallest->size) : "-") + " (" +
+               spreadLabel(smallest->ratioFloor) + " over repetitions)";
+  return t;
+}
+
+TargetResult nowaitRate(const std::vector<DerivedRow>& rows) {
+  TargetResult t{"nowait regions, 64 in flight, >= 0.5x the stock plugin's rate", "not measured"};
+  const DerivedRow* r = rowOf(rows, "nowait_rate", 0);
+  if (!r || !r->ratioStock.valid()) return t;
+  t.measuredAtAll = true;
+  t.met = r->ratioStock.median >= 0.5;
+  t.measured = times(r->ratioStock.median) + " (" + spreadLabel(r->ratioStock) + " over repetitions)";
+  return t;
+}
+
 TargetResult mapBandwidth(const std::vector<DerivedRow>& rows, const std::vector<std::string>& tests,
                           const char* what) {
   TargetResult t{std::string(what) + " bandwidth >= 90% of MPI bandwidth at >= 1 MiB, host data page-aligned or not",
@@ -116,6 +142,9 @@ long long bytesThroughRank0(const std::vector<Pair>& reps, const std::string& te
 
 std::vector<TargetResult> evaluateTargets(const std::vector<DerivedRow>& rows, const std::vector<Pair>& reps) {
   return {emptyRegion(rows),
+          againstFloor(rows, "empty", "empty region", 1.3),
+          againstFloor(rows, "map_tofrom_lat", "small map(tofrom) region", 1.5),
+          nowaitRate(rows),
           mapBandwidth(rows, {"map_to_bw", "map_to_bw_at16", "map_to_bw_at1001"}, "map(to)"),
           mapBandwidth(rows, {"map_from_bw", "map_from_bw_at16", "map_from_bw_at1001"}, "map(from)"),
           remoteCopy(rows, reps), sameNodeCopy(rows, reps)};

@@ -1,4 +1,4 @@
-// The targets of issue 3, checked against the medians of one `ferry bench offload` run.
+// The targets of issues 3 and 31, checked against the medians of one `ferry bench offload` run.
 // They are benchmark figures, reported (and explained in docs/performance.md), never a
 // pass/fail test: the exit status does not depend on them.
 #pragma once
