@@ -159,17 +159,24 @@ void run_map_latency(bench_ctx* ctx) {
   }
 }
 
-static void map_bandwidth_one_size(bench_ctx* ctx, region_arg* a) {
+/* map(always) bandwidth of the first `kinds` map kinds on data kept present, each figure
+ * recorded under tests[k]. */
+static void present_bandwidth(bench_ctx* ctx, region_arg* a, const char* const* tests, size_t kinds) {
   unsigned char* b = a->buf;
   size_t n = a->n;
 #pragma omp target data device(a->dev) map(alloc : b[0 : n])
-  for (size_t k = 0; k < sizeof kMapKinds / sizeof kMapKinds[0]; ++k) {
+  for (size_t k = 0; k < kinds; ++k) {
     unsigned long ops = 0;
     double s = time_op(ctx, COUNT_BANDWIDTH, n, kMapKinds[k].present, NULL, a, &ops);
-    emit(ctx, kMapKinds[k].bandwidth_test, n, series(ctx), (double)n * kMapKinds[k].directions / s / 1e6, "MB/s",
-         ops);
-    if (ctx->validate) kMapKinds[k].verify(ctx, a->dev, n, kMapKinds[k].bandwidth_test);
+    emit(ctx, tests[k], n, series(ctx), (double)n * kMapKinds[k].directions / s / 1e6, "MB/s", ops);
+    if (ctx->validate) kMapKinds[k].verify(ctx, a->dev, n, tests[k]);
   }
+}
+
+static void map_bandwidth_one_size(bench_ctx* ctx, region_arg* a) {
+  _Static_assert(sizeof kMapKinds / sizeof kMapKinds[0] == 3, "one test name per map kind");
+  const char* tests[] = {kMapKinds[0].bandwidth_test, kMapKinds[1].bandwidth_test, kMapKinds[2].bandwidth_test};
+  present_bandwidth(ctx, a, tests, sizeof tests / sizeof tests[0]);
 }
 
 void run_map_bandwidth(bench_ctx* ctx) {
@@ -203,16 +210,8 @@ static const offset_case kOffsets[] = {
 };
 
 static void offset_one_size(bench_ctx* ctx, region_arg* a, const offset_case* c) {
-  unsigned char* b = a->buf;
-  size_t n = a->n;
-  const char* tests[2] = {c->to_test, c->from_test};
-#pragma omp target data device(a->dev) map(alloc : b[0 : n])
-  for (int k = 0; k < 2; ++k) { /* kMapKinds[0] is map(to), [1] map(from) */
-    unsigned long ops = 0;
-    double s = time_op(ctx, COUNT_BANDWIDTH, n, kMapKinds[k].present, NULL, a, &ops);
-    emit(ctx, tests[k], n, series(ctx), (double)n / s / 1e6, "MB/s", ops);
-    if (ctx->validate) kMapKinds[k].verify(ctx, a->dev, n, tests[k]);
-  }
+  const char* tests[2] = {c->to_test, c->from_test}; /* kMapKinds[0] is map(to), [1] map(from) */
+  present_bandwidth(ctx, a, tests, 2);
 }
 
 void run_offset_bandwidth(bench_ctx* ctx) {

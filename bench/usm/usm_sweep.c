@@ -63,12 +63,17 @@ static void doubles(double* x, size_t n, kind k, double s) {
 static double factor(int call) { return 1.0 + 1e-7 * (call + 1); }
 
 /* The double patterns: the kernels, then the host's own arithmetic over a copy of the
- * starting values, which must agree bit for bit (the same x86_64 code on both sides). */
+ * starting values, which must agree bit for bit (the same x86_64 code on both sides).
+ * Returns the wrong elements, or (size_t)-1 when out of memory. */
 static size_t run_doubles(const pattern* p, int reps, double* ms) {
   size_t arrays = p->kind == TRIAD ? 3 : 1, n = p->bytes / sizeof(double) / arrays;
   double* x = malloc(p->bytes);
   double* want = malloc(p->bytes);
-  if (!x || !want) return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), (size_t)-1;
+  if (!x || !want) {
+    free(x);
+    free(want);
+    return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), (size_t)-1;
+  }
   for (size_t i = 0; i < n * arrays; ++i) x[i] = 1000.0 + (double)(i % 977) * 0.37;
   memcpy(want, x, p->bytes);
   for (int call = 0; call <= reps; ++call) { /* call 0: the warm-up */
@@ -84,21 +89,11 @@ static size_t run_doubles(const pattern* p, int reps, double* ms) {
   return bad;
 }
 
-static int run(const pattern* p, int reps) {
-  if (p->kind != BYTES) {
-    double* ms = malloc(sizeof(double) * (size_t)reps);
-    if (!ms) return -1;
-    size_t bad = run_doubles(p, reps, ms);
-    qsort(ms, (size_t)reps, sizeof(double), cmp);
-    printf("%s,%zu,%zu,%zu,%.4f,%.4f\n", p->name, p->bytes, p->stride, (p->bytes + 4095) / 4096, ms[0], ms[reps / 2]);
-    fflush(stdout);
-    free(ms);
-    if (bad) fprintf(stderr, "ferry_usm_sweep: %s: %zu elements wrong after the kernels\n", p->name, bad);
-    return bad ? -1 : 0;
-  }
+/* The byte patterns: the kernels, then every byte checked. Returns the wrong bytes, or
+ * (size_t)-1 when out of memory. */
+static size_t run_bytes(const pattern* p, int reps, double* ms) {
   unsigned char* buf = malloc(p->bytes);
-  double* ms = malloc(sizeof(double) * (size_t)reps);
-  if (!buf || !ms) return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), -1;
+  if (!buf) return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), (size_t)-1;
   memset(buf, 1, p->bytes);
   sweep(buf, p->bytes, p->stride); /* warm-up: the kernel's image and first-touch costs */
   for (int r = 0; r < reps; ++r) {
@@ -108,14 +103,26 @@ static int run(const pattern* p, int reps) {
   }
   size_t bad = 0;
   for (size_t i = 0; i < p->bytes; ++i) bad += buf[i] != (unsigned char)(i % p->stride == 0 ? 2 + reps : 1);
+  free(buf);
+  return bad;
+}
+
+static int run(const pattern* p, int reps) {
+  double* ms = malloc(sizeof(double) * (size_t)reps);
+  if (!ms) return fprintf(stderr, "ferry_usm_sweep: out of memory\n"), -1;
+  size_t bad = p->kind == BYTES ? run_bytes(p, reps, ms) : run_doubles(p, reps, ms);
+  if (bad == (size_t)-1) {
+    free(ms);
+    return -1;
+  }
   qsort(ms, (size_t)reps, sizeof(double), cmp);
   size_t pages = (p->bytes + 4095) / 4096;
   if (p->stride > 4096) pages = (p->bytes + p->stride - 1) / p->stride;
   printf("%s,%zu,%zu,%zu,%.4f,%.4f\n", p->name, p->bytes, p->stride, pages, ms[0], ms[reps / 2]);
   fflush(stdout);
-  free(buf);
   free(ms);
-  if (bad) fprintf(stderr, "ferry_usm_sweep: %s: %zu bytes wrong after the kernels\n", p->name, bad);
+  if (bad) fprintf(stderr, "ferry_usm_sweep: %s: %zu %s wrong after the kernels\n", p->name, bad,
+                   p->kind == BYTES ? "bytes" : "elements");
   return bad ? -1 : 0;
 }
 

@@ -1,7 +1,5 @@
 #include "comm/world.h"
 
-#include "platform/topology.h"
-
 #include <signal.h>
 #include <unistd.h>
 

@@ -23,7 +23,7 @@ void Client::setInstance(Client* c) { gClient = c; }
 
 Client::Client(comm::World& world, std::unique_ptr<comm::Transport> transport, DeviceTable table)
     : world_(world), transport_(std::move(transport)), table_(std::move(table)), output_(*transport_) {
-  waitSleepUs_ = world.machineOversubscribed() ? 1000 : 0;
+  waitsRest_ = world.machineOversubscribed();
   tags_.setUpperBound(transport_->tagUpperBound());
   for (const auto& e : table_.entries()) {
     machines_.insert(machineOf(e));

@@ -149,6 +149,7 @@ class Client {
   bool isDaemon(int rank) const { return rank >= world_.size(); }
   // A daemon that stopped answering fails what the queue waits for from it; the job goes on.
   void failDaemonWaits(AsyncQueue& q, int rank, const Status& st);
+  Status lostPeer(int device, const std::string& awaited, Status st) const;
   Result<void*> allocateOnServer(int id, int64_t size, int32_t kind);
   // The device whose memory holds [addr, addr+len) when that range is no memory of this
   // process (see submit), or -1. Device `near` (the operation's own) is asked first; a range
@@ -185,11 +186,10 @@ class Client {
   std::set<std::pair<int, uint64_t>> imagesOnRank_;  // (rank, image id) already shipped
   OffloadCounters counters_;
   std::atomic<bool> shutDown_{false};
-  // How long a wait past its spin time may sleep between polls: 0 (it only yields) unless
-  // this machine runs more ranks than it has hardware threads. A reply that comes while
-  // the waiting thread sleeps waits for the sleep to end: with sleeps of up to 1 ms, a
-  // region whose kernel ran 2 ms took 2.78 ms.
-  uint32_t waitSleepUs_ = 0;
+  // Whether a wait past its spin time may sleep between polls (Backoff::afterSpinTime): only
+  // where this machine runs more ranks than it has hardware threads. With sleeps of up to
+  // 1 ms everywhere, a region whose kernel ran 2 ms took 2.78 ms.
+  bool waitsRest_ = false;
   ImageRouter router_;
   DeviceOutput output_;
   std::set<uint16_t> machines_;

@@ -11,7 +11,6 @@
 #include "offload/wait_report.h"
 #include "platform/backoff.h"
 #include "platform/clock.h"
-#include "platform/config.h"
 #include "platform/trace.h"
 #include "platform/log.h"
 #include "platform/parse.h"
@@ -61,6 +60,16 @@ Status applyReply(PendingReply& r, size_t count, DeviceOutput& output) {
 
 }  // namespace
 
+// A transport failure while `device`'s answer was awaited (its peer's connection or MPI gave
+// up), said as the liveness watch says it: which device, and what this rank waited for.
+// Which of them notices a daemon's closed connection first (a reply's receive, the reap of
+// sends, the watch) is a race; the user gets the same message whichever does.
+Status Client::lostPeer(int device, const std::string& awaited, Status st) const {
+  Status lost(st.code(), st.message() + " while rank " + std::to_string(world_.rank()) + " on host " +
+                             world_.self().host + " waited for " + awaited);
+  return std::move(lost.withContext(where(device)));
+}
+
 // Advances everything in flight on the queue. Returns whether anything completed.
 Status Client::progress(AsyncQueue& q) {
   for (auto& r : q.replies) {
@@ -68,7 +77,7 @@ Status Client::progress(AsyncQueue& q) {
       auto arrived = r->recv->test();
       if (!arrived || arrived->has_value()) {
         r->replied = true;
-        Status st = arrived ? applyReply(*r, **arrived, output_) : arrived.takeStatus();
+        Status st = arrived ? applyReply(*r, **arrived, output_) : lostPeer(r->device, r->describe(), arrived.takeStatus());
         r->status = st;
         if (!st) r->pipe.reset();  // the data will not come
       }
@@ -98,7 +107,9 @@ Status Client::progress(AsyncQueue& q) {
   // The control messages this rank sent stay in the outbox until MPI is done with them;
   // unreaped, every one whose send was not complete at once stayed until the job's end
   // (the soak test measured rank 0 growing by about 2 KiB per copy). Cheap when none is.
-  return transport_->reap();
+  Status reaped = transport_->reap();
+  if (reaped || q.idle() || q.replies.empty()) return reaped;
+  return lostPeer(q.replies.front()->device, q.replies.front()->describe(), std::move(reaped));
 }
 
 comm::SyncMsg Client::syncRequest(AsyncQueue& q, int id) {
@@ -198,7 +209,7 @@ Status Client::wait(AsyncQueue& q, const char* what) {
   if (Status st = flushQueue(q, true); !st) record(q, st);
   uint64_t traceStart = trace::enabled() ? nowNs() : 0;
   int traceDevice = q.idle() ? -1 : frontDevice(q);
-  Backoff backoff(static_cast<uint64_t>(config().seconds(Knob::SpinTime) * 1e9), waitSleepUs_);
+  Backoff backoff = Backoff::afterSpinTime(waitsRest_);
   bool pages = servesPages();
   while (true) {
     size_t before = q.replies.size() + q.sends.size();

@@ -26,7 +26,8 @@ int collect(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-// Sorted by start. Segments of one process never overlap, so the one that can overlap a range
+// Sorted by start. The segments never overlap (read-only PT_LOADs are disjoint, and RELRO
+// lies inside a writable one, which is not collected), so the one that can overlap a range
 // is the last that starts before its end.
 const std::vector<Segment>& segments() {
   static std::vector<Segment> all;
@@ -44,13 +45,9 @@ const std::string* readOnlyObjectAt(uint64_t addr, uint64_t len) {
   const auto& all = segments();
   uint64_t end = addr + std::max<uint64_t>(len, 1);
   auto it = std::lower_bound(all.begin(), all.end(), end, [](const Segment& s, uint64_t e) { return s.start < e; });
-  // Segments starting before `end`: the nearest may be short, an earlier one long (a RELRO
-  // segment inside a read-only PT_LOAD); a few steps back cover them.
-  for (int back = 0; it != all.begin() && back < 4; ++back) {
-    --it;
-    if (addr < it->end) return &it->object;
-  }
-  return nullptr;
+  if (it == all.begin()) return nullptr;
+  --it;  // the last segment that starts before `end`; earlier ones end before it starts
+  return addr < it->end ? &it->object : nullptr;
 }
 
 }  // namespace ferry::offload

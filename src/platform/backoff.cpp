@@ -17,6 +17,7 @@ uint64_t configuredSpinNs() { return static_cast<uint64_t>(config().seconds(Knob
 Backoff::Backoff(uint64_t spinNs) : Backoff(spinNs, kMaxSleepUs) {}
 Backoff::Backoff(uint64_t spinNs, uint32_t maxSleepUs) : spinNs_(spinNs), maxSleepUs_(maxSleepUs) {}
 Backoff::Backoff() : Backoff(configuredSpinNs()) {}
+Backoff Backoff::afterSpinTime(bool mayRest) { return Backoff(configuredSpinNs(), mayRest ? kMaxSleepUs : 0); }
 
 void Backoff::reset() {
   idleSinceNs_ = 0;

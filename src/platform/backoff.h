@@ -16,6 +16,11 @@ class Backoff {
   // while the others have work: measured 35% slower with 4 ranks on 2 cores.
   Backoff(uint64_t spinNs, uint32_t maxSleepUs);
   Backoff();  // uses FERRY_SPIN_TIME
+  // FERRY_SPIN_TIME, then yields; with `mayRest`, then sleeps with backoff as Backoff() does.
+  // For waits that rest only where ranks outnumber the machine's hardware threads
+  // (comm::World::machineOversubscribed): a request that comes while a waiter sleeps waits
+  // for the sleep to end.
+  static Backoff afterSpinTime(bool mayRest);
   // Call after each poll that found nothing to do.
   void idle();
   // The same, for a wait whose own transfer advances only while this thread polls (an MPI

@@ -118,7 +118,9 @@ std::vector<__tgt_offload_entry> PluginBackend::pluginEntries(const ImageRecord&
   return entries;
 }
 
-__tgt_target_table* PluginBackend::loadInPlugin(__tgt_device_image& img, Status& paging) {
+// The stock plugin's load (nullptr when it failed), or why rank 0's pages could not be
+// reached for it.
+Result<__tgt_target_table*> PluginBackend::loadInPlugin(__tgt_device_image& img) {
   __tgt_target_table* table = nullptr;
   auto load = [&]() -> Status {
     table = plugin_->loadBinary(id_, &img);
@@ -126,8 +128,9 @@ __tgt_target_table* PluginBackend::loadInPlugin(__tgt_device_image& img, Status&
   };
   setActivity(loadActivity_.c_str());
   bool unified = pagerHost_ && pagerMode_ == hostpager::Mode::Unified;
-  paging = unified ? hostpager::run(pagerHost_, pagerMode_, load) : load();
+  Status paging = unified ? hostpager::run(pagerHost_, pagerMode_, load) : load();
   clearActivity();
+  if (!paging) return paging;
   return table;
 }
 
@@ -138,11 +141,11 @@ Result<std::vector<uint64_t>> PluginBackend::loadImage(const ImageRecord& image,
   if (!plugin_->isValidBinary(&img))
     return Status(Errc::LoadFailed, "the image is not one " + label_ + " can run");
   std::set<std::string> before = loadedImagePaths();
-  Status paging;
-  __tgt_target_table* table = loadInPlugin(img, paging);
+  auto loaded = loadInPlugin(img);
+  __tgt_target_table* table = loaded ? *loaded : nullptr;
   if (table) (void)hookNewImages(before);  // device-query routines answer for the job (image_hooks.h)
   removeStockPluginTempFiles();
-  if (!paging) return paging;
+  if (!loaded) return loaded.takeStatus();
   if (!table) return Status(Errc::LoadFailed, loadFailureReason(image));
   size_t n = static_cast<size_t>(table->EntriesEnd - table->EntriesBegin);
   if (n != entries.size())

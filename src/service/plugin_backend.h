@@ -47,7 +47,7 @@ class PluginBackend {
   };
   const Kernel* findKernel(uint64_t handle) const;
   std::vector<__tgt_offload_entry> pluginEntries(const ImageRecord& image, const std::vector<ImageEntry>& extra) const;
-  __tgt_target_table* loadInPlugin(__tgt_device_image& img, Status& paging);
+  Result<__tgt_target_table*> loadInPlugin(__tgt_device_image& img);
   void warnUnmapped(uint64_t handle, const Kernel& k, const hostpager::RunStats& paged);
 
   VendorPlugin* plugin_;

@@ -43,7 +43,7 @@ Status Server::run() {
   trace::nameThread("server");
   // Sleeps of the backoff end when asked, not up to 50 us later (the default timer slack).
   prctl(PR_SET_TIMERSLACK, 1000UL);
-  Backoff backoff(static_cast<uint64_t>(config().seconds(Knob::SpinTime) * 1e9), sleepWhenIdle_ ? kIdleSleepUs : 0);
+  Backoff backoff = Backoff::afterSpinTime(sleepWhenIdle_);
   // A serving rank also watches rank 0: if rank 0 vanishes without the launcher ending the
   // job (MPICH with -disable-auto-cleanup, srun without --kill-on-bad-exit), the server
   // must not wait for it forever.

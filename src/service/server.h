@@ -167,7 +167,6 @@ class Server {
   bool shutdown_ = false;
   std::vector<int> globalIds_;
   bool sleepWhenIdle_ = true;
-  static constexpr uint32_t kIdleSleepUs = 1000;
   uint64_t transferLimit_ = 0;
   std::string transferLimitSetting_;
   // Whether `op` carries more than the transfer limit; if so, its device has failed with why.
