@@ -13,6 +13,7 @@ FERRY_PACKAGES=(
   libclang-rt-16-dev                                # libFuzzer and the sanitizers' runtimes (scripts/fuzz.sh)
   openmpi-bin libopenmpi-dev mpich libmpich-dev     # both MPI libraries Ferry supports
   libffi-dev libhwloc-dev hwloc libgtest-dev        # libraries Ferry uses, and tests
+  libxxhash-dev                                     # digests for one transfer per node
   nlohmann-json3-dev libcli11-dev                   # JSON and command-line parsing
   libssl-dev openssl                                # HMAC and TLS for the device daemon's channel (OpenSSL; its CLI makes the TLS tests' certificates)
   gfortran                                          # Fortran test programs (tests/coll)

@@ -30,6 +30,11 @@ typedef struct ferry_offload_counters {
                                       them pass through rank 0 */
   uint64_t control_messages;       /* commands rank 0 sent */
   uint64_t kernels_launched;
+  /* Appended (callers pass sizeof their struct; older callers get the fields above). */
+  uint64_t network_bytes;          /* bytes that crossed between nodes (any of the above) */
+  uint64_t node_copy_bytes;        /* host-to-device bytes that, instead of crossing the network
+                                      again, were copied from another device of the same node
+                                      (FERRY_NODE_SHARE): counted in device_to_device_bytes */
 } ferry_offload_counters;
 
 /* Where a device of the job's table lives. */

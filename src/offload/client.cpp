@@ -24,11 +24,13 @@ void Client::setInstance(Client* c) { gClient = c; }
 Client::Client(comm::World& world, std::unique_ptr<comm::Transport> transport, DeviceTable table)
     : world_(world), transport_(std::move(transport)), table_(std::move(table)), output_(*transport_) {
   waitsRest_ = world.machineOversubscribed();
+  if (config().flag(Knob::NodeShare)) nodeShareMin_ = config().size(Knob::NodeShareMin);
   tags_.setUpperBound(transport_->tagUpperBound());
   for (const auto& e : table_.entries()) {
     machines_.insert(machineOf(e));
     if (e.rank < world.size())  // a daemon's devices (issue 28) page nothing of this rank's
       pagesOverMpi_ |= e.rank != world.rank() && (world.peer(e.rank).node != world.self().node || !world.cmaEnabled());
+    if (e.node >= 0) ++devicesOnNode_[e.node];
     auto d = std::make_unique<RemoteDevice>();
     d->entry = e;
     if (e.clientHeap) d->heap = std::make_unique<DeviceAllocator>(e.heapBase, e.memoryBytes);
@@ -193,6 +195,7 @@ Result<__tgt_target_table*> Client::loadBinary(int id, const __tgt_device_image*
   auto rec = recordFromImage(image);
   if (!rec) return rec.takeStatus();
   if (Status st = initDevice(id); !st) return st;
+  noteDeviceWrite(id, 0, 0);  // the image's globals and constructors write the device
   RemoteDevice& d = *devices_[id];
 
   comm::LoadImageMsg msg;
@@ -272,6 +275,7 @@ Status Client::launch(int id, void* entry, void** args, ptrdiff_t* offsets, cons
     m.offsets[i] = offsets ? static_cast<int64_t>(offsets[i]) : 0;
   }
   counters_.kernelsLaunched.fetch_add(1, std::memory_order_relaxed);
+  noteDeviceWrite(id, 0, 0);  // what the kernel writes is not known
   q.deferred = DeferredLaunch{id, std::move(m)};
   q.noteBarrier(id);
   return {};

@@ -19,6 +19,7 @@
 #include "offload/device_output.h"
 #include "offload/device_table.h"
 #include "offload/image_router.h"
+#include "offload/node_copies.h"
 #include "service/image.h"
 #include "service/omptarget_abi.h"
 
@@ -39,6 +40,8 @@ struct OffloadCounters {
   std::atomic<uint64_t> hostToDeviceBytes{0};
   std::atomic<uint64_t> deviceToHostBytes{0};
   std::atomic<uint64_t> deviceToDeviceBytes{0};  // moved between serving ranks, not by rank 0
+  std::atomic<uint64_t> networkBytes{0};   // moved between nodes, by rank 0 or between serving ranks
+  std::atomic<uint64_t> nodeCopyBytes{0};  // host data copied within its node instead (node_copies.h)
   std::atomic<uint64_t> controlMessages{0};
   std::atomic<uint64_t> kernelsLaunched{0};
 };
@@ -145,6 +148,15 @@ class Client {
   // that overlap on one device, and for copies to or from a daemon's device, which has no
   // path to any other serving process.
   Status copyThroughRank0(int srcId, const void* src, int dstId, void* dst, uint64_t n, AsyncQueue& q);
+  // The bytes of a submit, on the path describeData picks.
+  Status submitBytes(int id, void* dst, const void* src, uint64_t n, AsyncQueue& q);
+  // One transfer per node (node_copies.h): whether a submit of `n` bytes to device `id` may
+  // be served from, and recorded for, the other devices of its node.
+  bool sharesNodeCopies(int id, uint64_t n) const;
+  Status submitShared(int id, void* dst, const void* src, uint64_t n, AsyncQueue& q);
+  // Device `id`'s memory in [addr, addr+n) is about to change (n = 0: any of it may).
+  void noteDeviceWrite(int id, uint64_t addr, uint64_t n);
+  void countNetwork(int nodeA, int nodeB, uint64_t n);
   // Whether transport peer `rank` is a device daemon, not a rank of the MPI job.
   bool isDaemon(int rank) const { return rank >= world_.size(); }
   // A daemon that stopped answering fails what the queue waits for from it; the job goes on.
@@ -190,6 +202,12 @@ class Client {
   // where this machine runs more ranks than it has hardware threads. With sleeps of up to
   // 1 ms everywhere, a region whose kernel ran 2 ms took 2.78 ms.
   bool waitsRest_ = false;
+  // One transfer per node. Recursive: exchange() notes its write while submitShared holds it
+  // across the copy's two sends (node_copies.h says why it must).
+  std::recursive_mutex nodeCopiesMutex_;
+  NodeCopies nodeCopies_;
+  std::map<int, int> devicesOnNode_;  // serving ranks' devices per node
+  uint64_t nodeShareMin_ = 0;         // FERRY_NODE_SHARE_MIN, or 0 where FERRY_NODE_SHARE is off
   ImageRouter router_;
   DeviceOutput output_;
   std::set<uint16_t> machines_;

@@ -177,11 +177,13 @@ Status Client::free(int id, void* ptr, int32_t kind) {
       size = it->second;
       d.allocations.erase(it);
     }
+    noteDeviceWrite(id, addr, size);
     return send(id, MsgType::Free, comm::FreeMsg{addr, size, kind});
   }
   uint64_t size = d.heap->free(addr);
   if (size == 0)
     return Status(Errc::InvalidArgument, "free of " + hex(addr) + " on " + where(id) + ": not an allocated block");
+  noteDeviceWrite(id, addr, size);
   // Kept resident, a block allocated in its place costs no page faults: giving 1 MiB back
   // made the next map(to) of 1 MiB of fresh data fault in 256 pages and cost 2.7x the MPI
   // transfer (docs/performance.md, finding 1).
@@ -203,10 +205,17 @@ Status Client::submit(int id, void* dst, const void* src, int64_t size, AsyncQue
     return *from >= 0 ? retrieve(*from, dst, src, size, q) : copyInRank0(dst, src, n, q);
   if (Status st = checkRange(id, reinterpret_cast<uint64_t>(dst), n, "data_submit"); !st) return st;
   if (*from >= 0) return exchange(*from, src, id, dst, size, q);
+  if (sharesNodeCopies(id, n)) return submitShared(id, dst, src, n, q);
+  noteDeviceWrite(id, reinterpret_cast<uint64_t>(dst), n);
+  return submitBytes(id, dst, src, n, q);
+}
+
+Status Client::submitBytes(int id, void* dst, const void* src, uint64_t n, AsyncQueue& q) {
   comm::SubmitMsg m;
   m.dst = reinterpret_cast<uint64_t>(dst);
   m.data = describeData(id, n, src);
   counters_.hostToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
+  countNetwork(world_.self().node, devices_[id]->entry.node, n);
   q.noteNoReplyCopy(id, {"data_submit", n, -1, id});
   if (m.data.mode == DataMode::Inline) return queueSend(q, id, MsgType::Submit, m, src, n);
   // CMA: the serving rank reads the bytes out of rank 0's memory; the queue's synchronize
@@ -239,6 +248,7 @@ Status Client::retrieve(int id, void* dst, const void* src, int64_t size, AsyncQ
   m.data.size = n;
   m.data.peer = transport_->self();
   counters_.deviceToHostBytes.fetch_add(n, std::memory_order_relaxed);
+  countNetwork(world_.self().node, e.node, n);
   bool small = n <= eagerLimit();
   PendingReply& r = expectReply(q, id, m.replyTag, 0, small ? n : 0, "data_retrieve");
   r.bytes = n;
@@ -271,6 +281,7 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   if (dstHere) return retrieve(srcId, dst, src, size, q);
   if (Status st = checkRange(srcId, reinterpret_cast<uint64_t>(src), n, "data_exchange source"); !st) return st;
   if (Status st = checkRange(dstId, reinterpret_cast<uint64_t>(dst), n, "data_exchange destination"); !st) return st;
+  noteDeviceWrite(dstId, reinterpret_cast<uint64_t>(dst), n);
   uint64_t from = reinterpret_cast<uint64_t>(src), to = reinterpret_cast<uint64_t>(dst);
   const DeviceEntry& s = devices_[srcId]->entry;
   const DeviceEntry& d = devices_[dstId]->entry;
@@ -289,6 +300,7 @@ Status Client::exchange(int srcId, const void* src, int dstId, void* dst, int64_
   toDst.data.peer = s.rank;
   if (Status st = sendPair(dstId, MsgType::ExchangeRecv, toDst, srcId, MsgType::ExchangeSend, toSrc); !st) return st;
   counters_.deviceToDeviceBytes.fetch_add(n, std::memory_order_relaxed);
+  countNetwork(s.node, d.node, n);
   if (log::enabled(log::Level::Trace, log::Offload))
     log::trace(log::Offload, "exchange %s from %s to %s over %s", parse::formatSize(n).c_str(), where(srcId).c_str(),
                where(dstId).c_str(), comm::pathName(path));
@@ -307,6 +319,68 @@ Status Client::copyThroughRank0(int srcId, const void* src, int dstId, void* dst
   if (Status st = synchronize(q); !st) return st;
   if (Status st = submit(dstId, dst, bounce.data(), static_cast<int64_t>(n), q); !st) return st;
   return synchronize(q);  // the bounce buffer goes when this returns
+}
+
+}  // namespace ferry::offload
+
+namespace ferry::offload {
+
+// ---- one transfer per node (node_copies.h) ----------------------------------------------
+
+bool Client::sharesNodeCopies(int id, uint64_t n) const {
+  const DeviceEntry& e = devices_[id]->entry;
+  if (nodeShareMin_ == 0 || n < nodeShareMin_ || isDaemon(e.rank) || e.node == world_.self().node) return false;
+  auto it = devicesOnNode_.find(e.node);
+  return it != devicesOnNode_.end() && it->second > 1;
+}
+
+// The first device of a node to get these bytes gets them over the network; rank 0 then
+// digests them (while the network moves them) and records where they are. A later device of
+// that node gets them from there, if the digest of its host bytes says they are the same.
+Status Client::submitShared(int id, void* dst, const void* src, uint64_t n, AsyncQueue& q) {
+  const DeviceEntry& e = devices_[id]->entry;
+  NodeCopy mine{e.node, id, reinterpret_cast<uint64_t>(dst), n, {}};
+  bool digested = false;
+  {
+    std::lock_guard lock(nodeCopiesMutex_);
+    if (nodeCopies_.holdsSize(e.node, n, id)) {
+      mine.digest = digestOf(src, n);
+      digested = true;
+      if (auto held = nodeCopies_.find(e.node, n, mine.digest, id)) {
+        // Both halves of the copy go out under the lock: a kernel launched meanwhile on the
+        // source device is sent after them, so the copy reads what the record says is there.
+        if (Status st = exchange(held->device, reinterpret_cast<void*>(held->address), id, dst,
+                                 static_cast<int64_t>(n), q);
+            !st)
+          return st;
+        counters_.nodeCopyBytes.fetch_add(n, std::memory_order_relaxed);
+        log::debug(log::Offload, "data_submit of %s to %s: copied from %s on its node, not sent again",
+                   parse::formatSize(n).c_str(), where(id).c_str(), where(held->device).c_str());
+        nodeCopies_.add(mine);
+        return {};
+      }
+    }
+    nodeCopies_.forget(id, mine.address, n);
+  }
+  if (Status st = submitBytes(id, dst, src, n, q); !st) return st;
+  // Sent before it is recorded: a copy another thread then starts from it reaches the serving
+  // rank after the submit, and its stream orders the two.
+  if (Status st = flushBatch(q); !st) return st;
+  if (!digested) mine.digest = digestOf(src, n);
+  std::lock_guard lock(nodeCopiesMutex_);
+  nodeCopies_.add(mine);
+  return {};
+}
+
+void Client::noteDeviceWrite(int id, uint64_t addr, uint64_t n) {
+  if (nodeShareMin_ == 0) return;
+  std::lock_guard lock(nodeCopiesMutex_);
+  if (n == 0) nodeCopies_.forgetDevice(id);
+  else nodeCopies_.forget(id, addr, n);
+}
+
+void Client::countNetwork(int nodeA, int nodeB, uint64_t n) {
+  if (nodeA != nodeB || nodeA < 0) counters_.networkBytes.fetch_add(n, std::memory_order_relaxed);
 }
 
 }  // namespace ferry::offload

@@ -331,6 +331,8 @@ FERRY_EXPORT int ferry_offload_counters_v1(ferry_offload_counters* out, size_t s
   v.device_to_device_bytes = k.deviceToDeviceBytes.load();
   v.control_messages = k.controlMessages.load();
   v.kernels_launched = k.kernelsLaunched.load();
+  v.network_bytes = k.networkBytes.load();
+  v.node_copy_bytes = k.nodeCopyBytes.load();
   std::memcpy(out, &v, std::min(size, sizeof v));
   return FERRY_OFFLOAD_OK;
 }

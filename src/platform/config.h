@@ -31,6 +31,8 @@ enum class Knob : uint16_t {
   CpuStaging,
   DeviceMemory,
   DeviceRetain,
+  NodeShare,
+  NodeShareMin,
   StagingRetain,
   EagerLimit,
   ChunkSize,

@@ -55,6 +55,14 @@ constexpr KnobSpec kKnobTable[] = {
      "Freed memory of each CPU device that stays resident for reuse: frees of 1 MiB or more give "
      "their pages back to the serving rank's kernel only beyond this, so that blocks allocated "
      "in their place need no page faults; 0 gives them back at once"},
+    {Knob::NodeShare, "FERRY_NODE_SHARE", KnobType::Bool, "1", nullptr, 0, 0, "offload",
+     "One transfer per node: host data mapped to several devices of another node crosses the "
+     "network once, to the first; the others copy it from that device's rank on their node. "
+     "Rank 0 recognises the same bytes by a 128-bit digest of them (xxHash), computed for "
+     "transfers of FERRY_NODE_SHARE_MIN or more to nodes that serve two devices or more"},
+    {Knob::NodeShareMin, "FERRY_NODE_SHARE_MIN", KnobType::Size, "256K", nullptr, 4096, kNoLimit, "offload",
+     "Smallest host-to-device transfer that FERRY_NODE_SHARE considers: below it, digesting the "
+     "bytes and the extra round of messages cost more than the network transfer they save"},
     {Knob::StagingRetain, "FERRY_STAGING_RETAIN", KnobType::Size, "256M", nullptr, 0, kNoLimit, "service",
      "Pinned host memory each staged device (GPU) keeps between transfers: its transfers pass "
      "through pinned buffers that are allocated once and reused up to this much; beyond it they "
