@@ -23,6 +23,7 @@ typedef struct bench_layout {
   int host_dev_rank;         /* its serving rank (-1 in stock mode) */
   int cross_src, cross_dst;  /* device-to-device, different nodes */
   int same_src, same_dst;    /* device-to-device, same node, different ranks */
+  int node_a, node_b;        /* two devices of one node other than rank 0's */
 } bench_layout;
 
 typedef struct bench_ctx {
@@ -48,6 +49,8 @@ void emit_device(const bench_ctx* ctx, int device, int rank, int node, const cha
 /* ---- layout.c ---- */
 int layout_pick(bench_ctx* ctx);
 int device_count(void);
+/* The MPI rank that serves `device` (-1 in stock mode). */
+int device_rank(int device);
 
 /* ---- sections: each runs over ctx->sizes and emits its figures ---- */
 void run_empty_region(bench_ctx* ctx);    /* (a) */
@@ -56,6 +59,7 @@ void run_map_latency(bench_ctx* ctx);     /* (b) latency */
 void run_map_bandwidth(bench_ctx* ctx);   /* (b) bandwidth */
 void run_offset_bandwidth(bench_ctx* ctx); /* (b) bandwidth, host data at other page offsets */
 void run_device_copies(bench_ctx* ctx);   /* (c) */
-void run_nowait_rate(bench_ctx* ctx);     /* (d) */
+void run_nowait_rate(bench_ctx* ctx);
+void run_node_mapping(bench_ctx* ctx);  /* (e) */     /* (d) */
 
 #endif

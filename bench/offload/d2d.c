@@ -21,11 +21,6 @@ static void copy_op(void* p) {
     fprintf(stderr, "ferry_offload_bench: omp_target_memcpy from device %d to %d failed\n", a->src, a->dst);
 }
 
-static int rank_of(int device) {
-  ferry_offload_device info;
-  return ferry_offload_get_device(device, &info) == FERRY_OFFLOAD_OK ? info.rank : -1;
-}
-
 static uint64_t rank0_bytes(void) {
   ferry_offload_counters c;
   if (ferry_offload_get_counters(&c) != FERRY_OFFLOAD_OK) return 0;
@@ -49,7 +44,7 @@ static void copy_one_size(bench_ctx* ctx, const pair_spec* p, copy_arg* a, uint6
   if (ferry) {
     drain_device(p->src);
     drain_device(p->dst);
-    double mbs = mpi_bandwidth_mbs(ctx, rank_of(p->src), rank_of(p->dst), a->n, &ops, NULL);
+    double mbs = mpi_bandwidth_mbs(ctx, device_rank(p->src), device_rank(p->dst), a->n, &ops, NULL);
     emit(ctx, p->mpi_test, a->n, "mpi", mbs, "MB/s", ops);
   }
   uint64_t relayed0 = rank0_bytes(), moved0 = d2d_bytes();

@@ -8,9 +8,15 @@
 
 int device_count(void) { return omp_get_num_devices(); }
 
+int device_rank(int device) {
+  ferry_offload_device info;
+  return ferry_offload_get_device(device, &info) == FERRY_OFFLOAD_OK ? info.rank : -1;
+}
+
 static void pick_pairs(bench_layout* l, int n, const int* rank, const int* node) {
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b) {
+      if (node[a] != 0 && node[a] == node[b] && l->node_a < 0) l->node_a = a, l->node_b = b;
       if (rank[a] == rank[b]) continue;
       if (node[a] != node[b] && l->cross_src < 0) l->cross_src = a, l->cross_dst = b;
       if (node[a] == node[b] && l->same_src < 0) l->same_src = a, l->same_dst = b;
@@ -56,7 +62,7 @@ static int stock_layout(bench_ctx* ctx, int n) {
 }
 
 int layout_pick(bench_ctx* ctx) {
-  bench_layout none = {-1, -1, -1, -1, -1, -1};
+  bench_layout none = {-1, -1, -1, -1, -1, -1, -1, -1};
   ctx->layout = none;
   int n = device_count();
   if (n < 1) {

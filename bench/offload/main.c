@@ -86,9 +86,9 @@ int main(int argc, char** argv) {
   if (parse_args(&ctx, argc, argv, &out_path) != 0 || setup(&ctx, out_path) != 0) return 2;
   const bench_layout* l = &ctx.layout;
   fprintf(ctx.out, "{\"run\":{\"mode\":\"%s\",\"devices\":%d,\"host_dev\":%d,\"host_dev_rank\":%d,"
-          "\"cross\":[%d,%d],\"same\":[%d,%d],\"quick\":%d,\"validate\":%d,\"budget_s\":%g}}\n",
+          "\"cross\":[%d,%d],\"same\":[%d,%d],\"node\":[%d,%d],\"quick\":%d,\"validate\":%d,\"budget_s\":%g}}\n",
           ctx.mode == MODE_FERRY ? "ferry" : "stock", device_count(), l->host_dev, l->host_dev_rank, l->cross_src,
-          l->cross_dst, l->same_src, l->same_dst, ctx.quick, ctx.validate, ctx.budget_s);
+          l->cross_dst, l->same_src, l->same_dst, l->node_a, l->node_b, ctx.quick, ctx.validate, ctx.budget_s);
   run_empty_region(&ctx);
   run_region_after_work(&ctx);
   run_map_latency(&ctx);
@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   run_offset_bandwidth(&ctx);
   run_device_copies(&ctx);
   run_nowait_rate(&ctx);
+  run_node_mapping(&ctx);
   fprintf(ctx.out, "{\"validation\":{\"checks\":%ld,\"failures\":%ld}}\n", ctx.checks, ctx.failures);
   fclose(ctx.out);
   free(ctx.host_buf);

@@ -79,7 +79,8 @@ def ratios(data, path, suptitle):
     lat.legend(fontsize=7)
     for test, label in [("map_to_bw", "map(to)"), ("map_from_bw", "map(from)"), ("map_tofrom_bw", "map(tofrom)"),
                         ("d2d_cross_bw", "device to device, cross-node"),
-                        ("d2d_same_bw", "device to device, same node")]:
+                        ("d2d_same_bw", "device to device, same node"),
+                        ("map_node_bw", "one array to a node's 2 devices")]:
         if test in data:
             x = [int(r["size_bytes"]) for r in data[test]]
             bw.plot(x, col(data[test], "ratio_mpi_median"), "o-", label=label)
@@ -107,8 +108,9 @@ def main():
            "map(tofrom) region"], "latency [us]", True, out("offload_latency.png"), a.title)
     figure(data, ["map_to_bw", "map_from_bw", "map_tofrom_bw"], ["map(always, to)", "map(always, from)",
            "map(always, tofrom), both ways"], "bandwidth [MB/s]", False, out("offload_bandwidth.png"), a.title)
-    figure(data, ["d2d_cross_bw", "d2d_same_bw"], ["device to device, different nodes",
-           "device to device, same node"], "bandwidth [MB/s]", False, out("offload_d2d.png"), a.title)
+    figure(data, ["d2d_cross_bw", "d2d_same_bw", "map_node_bw"], ["device to device, different nodes",
+           "device to device, same node", "one array to a node's 2 devices (both counted)"], "bandwidth [MB/s]",
+           False, out("offload_d2d.png"), a.title)
     ratios(data, out("offload_ratios.png"), a.title)
 
 

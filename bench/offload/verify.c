@@ -82,6 +82,27 @@ void verify_map_to(bench_ctx* ctx, int dev, size_t n, const char* what) {
   record(ctx, bad == n, what, detail);
 }
 
+void verify_node_map(bench_ctx* ctx, int a, int b, size_t n, const char* what) {
+  unsigned salt = (unsigned)ctx->checks;
+  unsigned char* h = ctx->host_buf;
+  fill(h, n, salt);
+#pragma omp target update to(h[0 : n]) device(a)
+#pragma omp target update to(h[0 : n]) device(b)
+  int devs[2] = {a, b};
+  for (int k = 0; k < 2; ++k) {
+    size_t bad = n;
+#pragma omp target device(devs[k]) map(tofrom : bad)
+    for (size_t i = 0; i < n; ++i)
+      if (h[i] != pattern(i, salt)) {
+        bad = i;
+        break;
+      }
+    char detail[96];
+    snprintf(detail, sizeof detail, "device %d saw byte %zu of %zu wrong", devs[k], bad, n);
+    record(ctx, bad == n, what, detail);
+  }
+}
+
 void verify_map_from(bench_ctx* ctx, int dev, size_t n, const char* what) {
   unsigned salt = (unsigned)ctx->checks;
   unsigned char* b = ctx->host_buf;

@@ -12,6 +12,9 @@ void verify_rank(bench_ctx* ctx, const char* what);
 /* map(always, to|from|tofrom) of n bytes of ctx->host_buf; works whether or not the buffer
  * is already present on the device. */
 void verify_map_to(bench_ctx* ctx, int dev, size_t n, const char* what);
+/* The same n bytes of ctx->host_buf updated to devices a and b (present on both), each
+ * device's copy checked by a kernel on it. */
+void verify_node_map(bench_ctx* ctx, int a, int b, size_t n, const char* what);
 void verify_map_from(bench_ctx* ctx, int dev, size_t n, const char* what);
 void verify_map_tofrom(bench_ctx* ctx, int dev, size_t n, const char* what);
 /* omp_target_memcpy of n bytes from src_ptr on device src to dst_ptr on device dst. */

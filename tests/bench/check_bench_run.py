@@ -27,7 +27,8 @@ import sys
 
 OFFLOAD_TESTS = ["empty", "empty_after_work", "map_to_lat", "map_from_lat", "map_tofrom_lat", "map_to_bw",
                  "map_from_bw", "map_tofrom_bw", "map_to_bw_at16", "map_from_bw_at16", "map_to_bw_at1001",
-                 "map_from_bw_at1001", "d2d_cross_bw", "d2d_same_bw", "nowait_rate"]
+                 "map_from_bw_at1001", "d2d_cross_bw", "d2d_same_bw", "nowait_rate",
+                 "map_node_bw"]
 COLUMNS = r"size +Ferry +min-max +MPI +Ferry/MPI +min-max +stock +Ferry/stock +floor +Ferry/floor"
 
 
@@ -67,6 +68,8 @@ def check_offload(c, out, out_dir):
              "zero bytes through rank 0 (cross-node copies)")
     c.expect(re.search(r"d2d_same_bw: bytes through rank 0 during the timed copies: 0 ", out),
              "zero bytes through rank 0 (same-node copies)")
+    m = re.search(r"map_node_bw: bytes over the network per byte mapped to the node \(>= 1 MiB\): ([0-9.]+)", out)
+    c.expect(m and float(m.group(1)) <= 0.5 + 1e-9, "one transfer per node (network bytes per byte mapped <= 0.5)")
     c.expect(re.search(r"Validation: [1-9]\d* data checks in \d+ runs, all passed", out), "validation summary")
     c.expect(re.search(r"^command: |  command: .*ferry bench offload", out, re.M), "the reproducing command")
     c.expect(re.search(r"Targets \(issues 3 and 31", out), "the targets")

@@ -141,6 +141,11 @@ void printCounters(const std::vector<Pair>& reps) {
                 "%zu repetitions\n", test, relayed < 0 ? "not counted" : std::to_string(relayed).c_str(),
                 parse::formatSize(moved).c_str(), reps.size());
   }
+  NodeTraffic t = nodeTraffic(reps);
+  if (t.mapped > 0)
+    std::printf("  map_node_bw: bytes over the network per byte mapped to the node (>= 1 MiB): %s (one transfer "
+                "per node: 0.5 with two devices; 1 where each device gets its own)\n",
+                number(static_cast<double>(t.network) / static_cast<double>(t.mapped)).c_str());
 }
 
 void printTargets(const std::vector<TargetResult>& targets) {

@@ -19,6 +19,7 @@ double mpiReference(const RunRecords& f, MpiRef ref, uint64_t n) {
     case MpiRef::BwCross: return f.value("mpi_bw_cross", n);
     case MpiRef::BwSame: return f.value("mpi_bw_same", n);
     case MpiRef::MsgRate: return f.value("mpi_msg_rate", 1);
+    case MpiRef::BwNode: return f.value("mpi_bw_node", n);
   }
   return NAN;
 }
@@ -90,6 +91,9 @@ const std::vector<RowSpec>& offloadRows() {
        "MPI: OSU bandwidth (window 64) between the two serving ranks; stock: a memcpy between in-process devices"},
       {"nowait_rate", "(d) empty nowait regions, 64 in flight", Kind::Rate, MpiRef::MsgRate,
        "MPI: OSU message rate, 1 B messages, window 64"},
+      {"map_node_bw", "(e) one array updated to both devices of a remote node, bytes delivered to the two counted",
+       Kind::Bandwidth, MpiRef::BwNode,
+       "MPI: OSU bandwidth (window 64), rank 0 to the first device's rank; above 1x, bytes crossed the network once"},
   };
   return rows;
 }

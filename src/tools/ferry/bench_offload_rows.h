@@ -24,6 +24,7 @@ enum class MpiRef {
   BwCross,    // OSU bandwidth between the two serving ranks of the cross-node pair
   BwSame,     // ... of the same-node pair
   MsgRate,    // OSU windowed 1 B messages per second
+  BwNode,     // OSU bandwidth, rank 0 -> the rank of the first of a remote node's two devices
 };
 
 struct RowSpec {

@@ -128,7 +128,34 @@ TargetResult sameNodeCopy(const std::vector<DerivedRow>& rows, const std::vector
   return t;
 }
 
+// Issue 31 item 6: the node's second device gets its bytes on the node.
+TargetResult oneTransferPerNode(const std::vector<Pair>& reps) {
+  TargetResult t{"one transfer per node: an array mapped to a remote node's 2 devices crosses the network once "
+                 "(network bytes <= 0.5x the bytes mapped, >= 1 MiB)",
+                 "not measured"};
+  NodeTraffic traffic = nodeTraffic(reps);
+  if (traffic.mapped == 0) return t;
+  double r = static_cast<double>(traffic.network) / static_cast<double>(traffic.mapped);
+  t.measuredAtAll = true;
+  t.met = r <= 0.5;
+  t.measured = number(r) + "x: " + std::to_string(traffic.network) + " of " + std::to_string(traffic.mapped) +
+               " bytes mapped crossed the network";
+  return t;
+}
+
 }  // namespace
+
+NodeTraffic nodeTraffic(const std::vector<Pair>& reps) {
+  NodeTraffic t;
+  for (const auto& p : reps) {
+    auto net = p.ferry->counters.find({"map_node_bw", "network_bytes_large"});
+    auto mapped = p.ferry->counters.find({"map_node_bw", "mapped_bytes_large"});
+    if (net == p.ferry->counters.end() || mapped == p.ferry->counters.end()) continue;
+    t.network += net->second;
+    t.mapped += mapped->second;
+  }
+  return t;
+}
 
 long long bytesThroughRank0(const std::vector<Pair>& reps, const std::string& test) {
   long long sum = -1;
@@ -147,7 +174,7 @@ std::vector<TargetResult> evaluateTargets(const std::vector<DerivedRow>& rows, c
           nowaitRate(rows),
           mapBandwidth(rows, {"map_to_bw", "map_to_bw_at16", "map_to_bw_at1001"}, "map(to)"),
           mapBandwidth(rows, {"map_from_bw", "map_from_bw_at16", "map_from_bw_at1001"}, "map(from)"),
-          remoteCopy(rows, reps), sameNodeCopy(rows, reps)};
+          remoteCopy(rows, reps), sameNodeCopy(rows, reps), oneTransferPerNode(reps)};
 }
 
 }  // namespace ferry::tools::bench

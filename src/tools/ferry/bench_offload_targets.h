@@ -23,4 +23,11 @@ std::vector<TargetResult> evaluateTargets(const std::vector<DerivedRow>& rows, c
 // summed over repetitions; -1 when no repetition counted them.
 long long bytesThroughRank0(const std::vector<Pair>& reps, const std::string& test);
 
+// Section (e), summed over repetitions: bytes that crossed the network during one counted
+// update of each size >= 1 MiB to both devices of a remote node, and the bytes so mapped.
+struct NodeTraffic {
+  uint64_t network = 0, mapped = 0;
+};
+NodeTraffic nodeTraffic(const std::vector<Pair>& reps);
+
 }  // namespace ferry::tools::bench
