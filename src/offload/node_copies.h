@@ -9,6 +9,9 @@
 // known), a transfer into the range, or a free of it. The owner (Client) forgets records at
 // each of these, under the same lock with which it reads them and sends the copy, so a copy
 // from a recorded range always reaches the serving rank before any later write to it.
+// "Later" is in the program's order: a kernel of another host thread that the program does
+// not order against the transfer that made the record writes that device memory in a race
+// with the transfer itself, which OpenMP leaves undefined already.
 #pragma once
 
 #include <cstddef>
