@@ -92,7 +92,8 @@ def start_daemon(serve, tmp, token, extra_env, background, address=None, extra_a
         cmd.append("--allow-root")
     if background:
         cmd += ["--daemon", "--log-file", logname, "--pid-file", os.path.join(tmp, "pid")]
-    env = dict(os.environ, FERRY_LOG="info,service", **extra_env)
+    env = dict(os.environ, FERRY_LOG="info,service")
+    env.update(extra_env)
     daemon = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     if background:
         if daemon.wait(timeout=30) != 0:
@@ -224,6 +225,8 @@ def main():
         token = os.path.join(tmp, "token")
         write_token(token)
         daemon_env = {"FERRY_SERVE_MAX_IMAGE": "64K"} if a.case == "too_big" else {}
+        if a.case == "killed":
+            daemon_env["FERRY_LOG"] = "trace,service"
         if a.case == "memory_cap":
             daemon_env["FERRY_SERVE_MAX_MEMORY"] = "16M"
         daemon_env.update(kv.split("=", 1) for kv in a.serve_env)
@@ -249,11 +252,16 @@ def main():
             env["FERRY_REMOTE"] = "unix:" + os.path.join(tmp, "nobody")
         if a.case == "killed":
             prog = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            for _ in range(100):  # the worker exists once the client connected
-                time.sleep(0.1)
-                if workers_of(daemon.pid):
-                    break
-            time.sleep(1.0)
+            # The kill must come while rank 0 waits for the kernel: a fixed second after the
+            # worker appeared once came during the handshake of an emulated (qemu) worker on a
+            # busy machine, which fails with another message. The worker's trace says when the
+            # kernel starts.
+            for _ in range(1200):
+                time.sleep(0.05)
+                with open(os.path.join(tmp, "daemon.log")) as f:
+                    if "start   launch" in f.read():
+                        break
+            time.sleep(0.2)
             for w in workers_of(daemon.pid):
                 os.kill(w, signal.SIGKILL)
             start = time.time()
