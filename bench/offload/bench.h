@@ -59,7 +59,7 @@ void run_map_latency(bench_ctx* ctx);     /* (b) latency */
 void run_map_bandwidth(bench_ctx* ctx);   /* (b) bandwidth */
 void run_offset_bandwidth(bench_ctx* ctx); /* (b) bandwidth, host data at other page offsets */
 void run_device_copies(bench_ctx* ctx);   /* (c) */
-void run_nowait_rate(bench_ctx* ctx);
-void run_node_mapping(bench_ctx* ctx);  /* (e) */     /* (d) */
+void run_nowait_rate(bench_ctx* ctx);     /* (d) */
+void run_node_mapping(bench_ctx* ctx);    /* (e) */
 
 #endif

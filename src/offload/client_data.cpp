@@ -321,10 +321,6 @@ Status Client::copyThroughRank0(int srcId, const void* src, int dstId, void* dst
   return synchronize(q);  // the bounce buffer goes when this returns
 }
 
-}  // namespace ferry::offload
-
-namespace ferry::offload {
-
 // ---- one transfer per node (node_copies.h) ----------------------------------------------
 
 bool Client::sharesNodeCopies(int id, uint64_t n) const {
@@ -334,31 +330,33 @@ bool Client::sharesNodeCopies(int id, uint64_t n) const {
   return it != devicesOnNode_.end() && it->second > 1;
 }
 
-// The first device of a node to get these bytes gets them over the network; rank 0 then
-// digests them (while the network moves them) and records where they are. A later device of
-// that node gets them from there, if the digest of its host bytes says they are the same.
+// The first device of a node to get these bytes gets them over the network; rank 0 records
+// where they are (digesting them after they are posted, while the network moves them, unless
+// a record of that size already asked for the digest first). A later device of that node gets
+// them from there, if the digest of its host bytes says they are the same.
 Status Client::submitShared(int id, void* dst, const void* src, uint64_t n, AsyncQueue& q) {
   const DeviceEntry& e = devices_[id]->entry;
   NodeCopy mine{e.node, id, reinterpret_cast<uint64_t>(dst), n, {}};
   bool digested = false;
   {
     std::lock_guard lock(nodeCopiesMutex_);
-    if (nodeCopies_.holdsSize(e.node, n, id)) {
-      mine.digest = digestOf(src, n);
-      digested = true;
-      if (auto held = nodeCopies_.find(e.node, n, mine.digest, id)) {
-        // Both halves of the copy go out under the lock: a kernel launched meanwhile on the
-        // source device is sent after them, so the copy reads what the record says is there.
-        if (Status st = exchange(held->device, reinterpret_cast<void*>(held->address), id, dst,
-                                 static_cast<int64_t>(n), q);
-            !st)
-          return st;
-        counters_.nodeCopyBytes.fetch_add(n, std::memory_order_relaxed);
-        log::debug(log::Offload, "data_submit of %s to %s: copied from %s on its node, not sent again",
-                   parse::formatSize(n).c_str(), where(id).c_str(), where(held->device).c_str());
-        nodeCopies_.add(mine);
-        return {};
-      }
+    digested = nodeCopies_.holdsSize(e.node, n, id);
+  }
+  // Digested without the lock: other threads' launches and transfers take it.
+  if (digested) mine.digest = digestOf(src, n);
+  {
+    std::lock_guard lock(nodeCopiesMutex_);
+    if (auto held = digested ? nodeCopies_.find(e.node, n, mine.digest, id) : std::nullopt) {
+      // Both halves of the copy go out under the lock: a kernel launched meanwhile on the
+      // source device is sent after them, so the copy reads what the record says is there.
+      if (Status st = exchange(held->device, reinterpret_cast<void*>(held->address), id, dst, static_cast<int64_t>(n), q);
+          !st)
+        return st;
+      counters_.nodeCopyBytes.fetch_add(n, std::memory_order_relaxed);
+      log::debug(log::Offload, "data_submit of %s to %s: copied from %s on its node, not sent again",
+                 parse::formatSize(n).c_str(), where(id).c_str(), where(held->device).c_str());
+      nodeCopies_.add(mine);
+      return {};
     }
     nodeCopies_.forget(id, mine.address, n);
   }
