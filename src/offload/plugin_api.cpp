@@ -229,6 +229,7 @@ FERRY_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info* ai) {
 }
 
 FERRY_EXPORT int32_t __tgt_rtl_query_async(int32_t id, __tgt_async_info* ai) {
+  TraceCall traced("query_async", id, 0);
   if (!ai->Queue) return abi::kOffloadSuccess;
   auto* q = static_cast<AsyncQueue*>(ai->Queue);
   auto done = client().query(*q);

@@ -2,6 +2,15 @@
 // FERRY_SPIN_TIME (lowest latency), then yields, then sleeps with exponential backoff up to
 // 1 ms, so that waiting ranks leave the cores to ranks that compute: on a node with more
 // ranks than cores, a spinning server would otherwise slow down the kernels it serves.
+//
+// A yield only helps against threads that yield too. Against one that never does (another
+// job's compute loop, libomp's threads spinning at a barrier or in taskwait) the kernel
+// hands it the core until its time slice ends, milliseconds, so a wait that yields in a
+// loop polls once per slice: 10,000 allreduces on 4 ranks took 120 s with one busy process
+// per core against 4 s without (docs/performance.md, finding 15). A yield that kept
+// the thread off its core for over kSlowYieldNs marks the thread contended for a while, and
+// its waits then sleep briefly instead (a thread that wakes from a sleep preempts a spinner),
+// for whatever cap they were given, and at least kContendedSleepUs.
 #pragma once
 
 #include <cstdint>
@@ -31,9 +40,13 @@ class Backoff {
   // Whether the wait has outlasted the spin phase: latency no longer matters, so this is
   // when to do periodic chores (liveness checks).
   bool pastSpin() const { return spun_; }
+  // Whether the calling thread's waits sleep rather than yield now (see above).
+  static bool threadContended();
 
  private:
   void step(uint32_t maxSleepUs);
+  void yieldOrSleep(uint32_t maxSleepUs);
+  void sleepFor(uint32_t capUs);
   // The clock is read on every 8th idle poll only: a hot loop must stay short.
   static constexpr uint32_t kPollsPerClockRead = 8;
   uint64_t spinNs_;
