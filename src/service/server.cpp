@@ -196,9 +196,9 @@ void Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vec
     }
     mark = outputSent_[static_cast<size_t>(client)];
   }
-  const std::string what = "the reply to operation " + std::to_string(seq);
+  const char* what = "the reply to operation";
   if (st.isOk() && values.empty() && len == 0)
-    return post(client, tag, comm::encodeOkReply(seq, mark), what);  // the common case, prebuilt
+    return post(client, tag, comm::encodeOkReply(seq, mark), what, seq);  // the common case, prebuilt
   comm::ReplyMsg r;
   r.code = st.code();
   r.outputMark = mark;
@@ -209,14 +209,14 @@ void Server::reply(int client, int tag, uint64_t seq, const Status& st, std::vec
   }
   r.values = std::move(values);
   r.inlineSize = len;
-  post(client, tag, comm::encode(comm::MsgType::Reply, comm::kNoDevice, seq, r, data, len), what);
+  post(client, tag, comm::encode(comm::MsgType::Reply, comm::kNoDevice, seq, r, data, len), what, seq);
 }
 
-void Server::post(int peer, int tag, std::vector<uint8_t> bytes, const std::string& what) {
+void Server::post(int peer, int tag, std::vector<uint8_t> bytes, const char* what, uint64_t number) {
   Status st = transport_->send(peer, tag, std::move(bytes));
   if (st || linkBroken()) return;
-  linkError_ = Status(st.code(), transport_->where() +
-                                     " cannot send " + what + " to rank " + std::to_string(peer) + ", which waits for it (" +
+  linkError_ = Status(st.code(), transport_->where() + " cannot send " + what + " " + std::to_string(number) +
+                                     " to rank " + std::to_string(peer) + ", which waits for it (" +
                                      st.message() + "); it stops serving rather than leave rank " +
                                      std::to_string(peer) + " waiting");
 }
@@ -239,19 +239,19 @@ void Server::sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size) {
   comm::RtrMsg m{xfer, dst, size};
   if (srcRank == transport_->self()) return deliverRtr(srcRank, m);
   post(srcRank, comm::kControlTag, comm::encode(comm::MsgType::Rtr, comm::kNoDevice, 0, m),
-       "ready-to-receive of transfer " + std::to_string(xfer));
+       "ready-to-receive of transfer", static_cast<uint64_t>(xfer));
 }
 
 void Server::sendFin(int dstRank, int32_t xfer, const Status& st) {
   comm::FinMsg m{xfer, st.code(), st.message()};
   if (dstRank == transport_->self()) return deliverFin(dstRank, m);
   post(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Fin, comm::kNoDevice, 0, m),
-       "the end of transfer " + std::to_string(xfer));
+       "the end of transfer", static_cast<uint64_t>(xfer));
 }
 
 void Server::sendRts(int dstRank, const comm::RtsMsg& m) {
   post(dstRank, comm::kControlTag, comm::encode(comm::MsgType::Rts, comm::kNoDevice, 0, m),
-       "ready-to-send of transfer " + std::to_string(m.xfer));
+       "ready-to-send of transfer", static_cast<uint64_t>(m.xfer));
 }
 
 // The destination is ready: if the matching send has started, push the bytes now;

@@ -106,7 +106,9 @@ class Server {
   void sendRtr(int srcRank, int32_t xfer, uint64_t dst, uint64_t size);
   void sendFin(int dstRank, int32_t xfer, const Status& st);
   void sendRts(int dstRank, const comm::RtsMsg& m);
-  void post(int peer, int tag, std::vector<uint8_t> bytes, const std::string& what);
+  // `what` and `number` name the message ("the reply to operation", its sequence number) in
+  // the error, formatted only if the send fails: every reply passes through here.
+  void post(int peer, int tag, std::vector<uint8_t> bytes, const char* what, uint64_t number);
   bool linkBroken() const { return !linkError_.isOk(); }
   // Sends the output kernels wrote since the last call to `client`, ahead of its next reply.
   void sendOutput(int client, bool thorough);
