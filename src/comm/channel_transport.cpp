@@ -171,14 +171,26 @@ void ChannelTransport::queueChunkLocked(ChannelStream* s, int tag, const uint8_t
 Status ChannelTransport::send(int, int tag, std::vector<uint8_t> bytes) {
   std::lock_guard lock(mutex_);
   if (Status st = queueLocked(tag, std::move(bytes)); !st) return st;
-  return pumpLocked();  // out at once where the socket takes it: this is every op's latency
+  return pumpAfterQueueLocked();  // out at once where the socket takes it: this is every op's latency
 }
 
 Status ChannelTransport::sendPair(int, std::vector<uint8_t> bytesA, int, std::vector<uint8_t> bytesB, int tag) {
   std::lock_guard lock(mutex_);
   if (Status st = queueLocked(tag, std::move(bytesA)); !st) return st;
   if (Status st = queueLocked(tag, std::move(bytesB)); !st) return st;
-  return pumpLocked();
+  return pumpAfterQueueLocked();
+}
+
+// A send fails by its own write only. The read that follows may find the connection closed
+// by a peer that took the message and ended, as a daemon's worker does after Shutdown
+// (rank 0 descheduled between its write and that read saw the close first and reported a
+// failed shutdown). The channel is broken all the same: the next operation that needs the
+// peer reports it.
+Status ChannelTransport::pumpAfterQueueLocked() {
+  if (!broken_.isOk()) return broken_;
+  if (Status st = writeLocked(); !st) return fail(std::move(st));
+  if (Status st = readLocked(); !st) (void)fail(std::move(st));
+  return {};
 }
 
 Status ChannelTransport::reap() {

@@ -108,6 +108,7 @@ class ChannelTransport final : public Transport {
   void queueChunkLocked(ChannelStream* s, int tag, const uint8_t* data, size_t len);
   // Writes what the socket takes and reads what has arrived; never blocks.
   Status pumpLocked();
+  Status pumpAfterQueueLocked();
   Status writeLocked();
   Status readLocked();
   Status startFrameLocked();
