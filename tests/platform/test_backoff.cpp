@@ -48,15 +48,22 @@ Polled pollUntilContended(uint64_t forNs) {
 TEST(Backoff, AWaitThatSharesItsCoreWithASpinnerSleepsInsteadOfYielding) {
   int cpu = firstAllowedCpu();
   ASSERT_GE(cpu, 0);
-  std::atomic<bool> stop{false}, spinning{false};
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  enum { kStarting, kSpinning, kRefused };
+  std::atomic<int> spinnerState{kStarting};
+  std::atomic<bool> stop{false};
   std::thread spinner([&] {
-    if (!pinTo(cpu)) return;
-    spinning = true;
+    if (!pinTo(cpu)) {
+      spinnerState = kRefused;
+      return;
+    }
+    spinnerState = kSpinning;
     while (!stop.load(std::memory_order_relaxed)) {
     }
   });
-  bool pinned = pinTo(cpu);
-  while (pinned && !spinning && !stop) std::this_thread::yield();
+  while (spinnerState == kStarting) std::this_thread::yield();
+  bool pinned = spinnerState == kSpinning && pinTo(cpu);
   Polled before = pinned ? pollUntilContended(2'000'000'000) : Polled{};
   // Contended, the same wait polls after short sleeps: a thread waking from a sleep gets
   // the core from the spinner, where a yield gave it away for a whole slice.
@@ -67,6 +74,7 @@ TEST(Backoff, AWaitThatSharesItsCoreWithASpinnerSleepsInsteadOfYielding) {
   }
   stop = true;
   spinner.join();
+  pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);  // as it was
   if (!pinned) GTEST_SKIP() << "this process may not pin its threads to one CPU (sched_setaffinity refused)";
   EXPECT_TRUE(before.contended) << "after " << before.polls << " polls in 2 s beside a spinner on CPU " << cpu;
   // Yielding, the wait polled once per time slice (ms); sleeping, every 50-100 us. The
